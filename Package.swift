@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Keel",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "keel", targets: ["keel"]),
+        .library(name: "Keel", targets: ["Keel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibSSH2",
+            pkgConfig: "libssh2",
+            providers: [.apt(["libssh2-1-dev"])]
+        ),
+        .target(name: "KeelSSH", dependencies: ["CLibSSH2"]),
+        .target(name: "Keel", dependencies: ["KeelSSH", "Yams"]),
+        .target(name: "Playbooks", dependencies: ["Keel"], path: "playbooks"),
+        .executableTarget(
+            name: "keel",
+            dependencies: [
+                "Keel", "Playbooks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "KeelSSHTests", dependencies: ["KeelSSH", "KeelTestSupport"]),
+        .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
+        .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
+        .target(name: "KeelTestSupport", path: "Tests/KeelTestSupport"),
+    ]
+)

@@ -1,0 +1,2 @@
+import ArgumentParser
+@main struct KeelCommand: AsyncParsableCommand { func run() async throws {} }

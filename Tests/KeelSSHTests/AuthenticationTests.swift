@@ -1,0 +1,100 @@
+import Foundation
+import KeelSSH
+import KeelTestSupport
+import Testing
+
+@Suite("Host keys and authentication against a real sshd")
+struct AuthenticationTests {
+    @Test("a changed host key is refused, even when new keys may be accepted")
+    func wrongHostKeyRefused() async throws {
+        try await TestSSHServer.with { server in
+            let knownHosts = server.freshPath("known_hosts")
+            let impostor = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
+                .split(separator: " ").prefix(2).joined(separator: " ")
+            try "[127.0.0.1]:\(server.port) \(impostor)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            for policy in [SSHConfiguration.HostKeyPolicy.strict, .acceptNew] {
+                let error = await sshError { _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts, policy: policy)) }
+                #expect(error?.code == .hostKeyMismatch)
+                #expect(error?.message.contains("HOST KEY CHANGED") == true)
+            }
+        }
+    }
+
+    @Test("an unknown host key is refused in strict mode and recorded with accept-new")
+    func unknownHostKey() async throws {
+        try await TestSSHServer.with { server in
+            let knownHosts = server.freshPath("known_hosts")
+            let strict = await sshError { _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts)) }
+            #expect(strict?.code == .hostKeyUnknown)
+            #expect(strict?.message.contains("--accept-new-host-keys") == true)
+            #expect(!FileManager.default.fileExists(atPath: knownHosts))
+
+            let accepted = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts, policy: .acceptNew))
+            await accepted.close()
+            let recorded = try String(contentsOfFile: knownHosts, encoding: .utf8)
+            #expect(recorded.hasPrefix("[127.0.0.1]:\(server.port) ssh-ed25519 "))
+
+            let again = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts))
+            #expect(try await again.run("echo ok").stdoutText == "ok\n")
+        }
+    }
+
+    @Test("a hashed known_hosts entry matches")
+    func hashedKnownHosts() async throws {
+        try await TestSSHServer.with { server in
+            let knownHosts = try server.knownHosts()
+            try Shell.run("/usr/bin/ssh-keygen", ["-H", "-f", knownHosts])
+            #expect(try String(contentsOfFile: knownHosts, encoding: .utf8).hasPrefix("|1|"))
+            let connection = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts))
+            #expect(try await connection.run("echo ok").stdoutText == "ok\n")
+        }
+    }
+
+    @Test("a key the server does not know is refused with a message naming the key and user")
+    func wrongKey() async throws {
+        try await TestSSHServer.with { server in
+            let error = await sshError { _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientStranger)) }
+            #expect(error?.code == .authenticationFailed)
+            #expect(error?.message.contains(server.keys.clientStranger) == true)
+            #expect(error?.message.contains("authorized_keys") == true)
+        }
+    }
+
+    @Test("an encrypted key opens with its passphrase and fails clearly with a wrong or missing one")
+    func passphrases() async throws {
+        try await TestSSHServer.with { server in
+            let key = server.keys.clientEncrypted
+            let connection = try await SSHConnection.connect(server.configuration(key: key, passphrase: server.keys.passphrase))
+            #expect(try await connection.run("echo ok").stdoutText == "ok\n")
+
+            let wrong = await sshError { _ = try await SSHConnection.connect(server.configuration(key: key, passphrase: "nope")) }
+            #expect(wrong?.code == .wrongPassphrase)
+            #expect(wrong?.message == "wrong passphrase for private key \(key)")
+
+            let missing = await sshError { _ = try await SSHConnection.connect(server.configuration(key: key)) }
+            #expect(missing?.code == .wrongPassphrase)
+            #expect(missing?.message.contains("KEEL_SSH_PASSPHRASE") == true)
+        }
+    }
+
+    @Test("an RSA key refused for its SHA-1 signature says so and suggests ed25519")
+    func rsaKey() async throws {
+        try await TestSSHServer.with { server in
+            let error = await sshError { _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientRSA)) }
+            #expect(error?.code == .rsaSHA1Refused)
+            #expect(error?.message.contains("rsa-sha2-256/512") == true)
+            #expect(error?.message.contains("ed25519") == true)
+        }
+    }
+
+    @Test("nothing listening gives a connect error naming the host")
+    func refusedConnection() async throws {
+        let port = try FreePort.find()
+        let configuration = SSHConfiguration(
+            host: "127.0.0.1", port: port, user: "nobody", credentials: [], knownHostsPath: "/nonexistent")
+        let error = await sshError { _ = try await SSHConnection.connect(configuration) }
+        #expect(error?.code == .connectFailed)
+        #expect(error?.host == "[127.0.0.1]:\(port)")
+        #expect(error?.message.contains("refused") == true)
+    }
+}
