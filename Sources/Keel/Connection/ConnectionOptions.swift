@@ -1,0 +1,48 @@
+import Foundation
+import KeelSSH
+
+/// Settings that apply to every connection of a run, from the command line and the environment.
+public struct ConnectionOptions: Sendable {
+    /// known_hosts to check keys against when the inventory names none; `~/.ssh/known_hosts` by default.
+    public var knownHostsPath: String
+    public var hostKeyPolicy: SSHConfiguration.HostKeyPolicy
+    public var connectTimeout: Duration
+    /// Passphrases for encrypted private keys, by key path.
+    public var passphrases: [String: Secret]
+    /// A password to offer when the inventory gives none (from `KEEL_SSH_PASSWORD`).
+    public var password: Secret?
+
+    public init(
+        knownHostsPath: String = ("~/.ssh/known_hosts" as NSString).expandingTildeInPath,
+        hostKeyPolicy: SSHConfiguration.HostKeyPolicy = .strict, connectTimeout: Duration = .seconds(10),
+        passphrases: [String: Secret] = [:], password: Secret? = nil
+    ) {
+        self.knownHostsPath = knownHostsPath
+        self.hostKeyPolicy = hostKeyPolicy
+        self.connectTimeout = connectTimeout
+        self.passphrases = passphrases
+        self.password = password
+    }
+
+    /// The SSH configuration for `target`: its key (or, without one, the agent and the default keys), then a
+    /// password when one is known.
+    public func configuration(for target: HostTarget) -> SSHConfiguration {
+        var credentials: [SSHConfiguration.Credential] = []
+        if let key = target.privateKeyFile {
+            credentials.append(.privateKey(path: key, passphrase: passphrases[key]))
+        } else {
+            if ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] != nil { credentials.append(.agent) }
+            for key in Self.defaultKeys where FileManager.default.fileExists(atPath: key) {
+                credentials.append(.privateKey(path: key, passphrase: passphrases[key]))
+            }
+        }
+        if let password = target.password ?? password { credentials.append(.password(password)) }
+        return SSHConfiguration(
+            host: target.address, port: target.port, user: target.user, credentials: credentials,
+            knownHostsPath: target.knownHostsFile ?? knownHostsPath, hostKeyPolicy: hostKeyPolicy,
+            connectTimeout: connectTimeout)
+    }
+
+    /// The keys OpenSSH would try, in its order, limited to the kinds libssh2 1.10 can use.
+    public static let defaultKeys = ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa"].map { ($0 as NSString).expandingTildeInPath }
+}

@@ -1,0 +1,74 @@
+import KeelSSH
+
+/// Runs work on many hosts at once, at most `forks` at a time, each over its own SSH connection.
+public struct Fleet: Sendable {
+    /// What happened on one host.
+    public enum Outcome<Value: Sendable>: Sendable {
+        /// Connected and `body` returned; with how long the connection took to open.
+        case done(Value, connectTime: Duration)
+        /// No authenticated connection could be made.
+        case unreachable(SSHError)
+        /// Connected, but `body` threw.
+        case failed(any Error)
+    }
+
+    public let options: ConnectionOptions
+    public let forks: Int
+
+    public init(options: ConnectionOptions, forks: Int = 10) {
+        self.options = options
+        self.forks = max(1, forks)
+    }
+
+    /// Connects to each target and runs `body` on it; `report` hears each host as soon as it is done.
+    /// - Returns: every host's outcome, in the order of `targets`.
+    public func run<Value: Sendable>(
+        _ targets: [HostTarget],
+        report: @Sendable (HostTarget, Outcome<Value>) -> Void = { _, _ in },
+        _ body: @escaping @Sendable (HostTarget, SSHConnection) async throws -> Value
+    ) async -> [Outcome<Value>] {
+        await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
+            var outcomes = [Outcome<Value>?](repeating: nil, count: targets.count)
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let index = next
+                let target = targets[index]
+                let configuration = options.configuration(for: target)
+                group.addTask { (index, await Self.visit(target, configuration, body)) }
+                next += 1
+            }
+            for _ in 0..<min(forks, targets.count) { startNext() }
+            while let (index, outcome) = await group.next() {
+                report(targets[index], outcome)
+                outcomes[index] = outcome
+                startNext()
+            }
+            return outcomes.map { $0! }
+        }
+    }
+
+    private static func visit<Value: Sendable>(
+        _ target: HostTarget, _ configuration: SSHConfiguration,
+        _ body: @Sendable (HostTarget, SSHConnection) async throws -> Value
+    ) async -> Outcome<Value> {
+        let start = ContinuousClock.now
+        let connection: SSHConnection
+        do {
+            connection = try await SSHConnection.connect(configuration)
+        } catch let error as SSHError {
+            return .unreachable(error)
+        } catch {
+            return .unreachable(SSHError(.connectFailed, host: target.name, operation: "connect", message: "\(error)"))
+        }
+        let connectTime = ContinuousClock.now - start
+        let outcome: Outcome<Value>
+        do {
+            outcome = .done(try await body(target, connection), connectTime: connectTime)
+        } catch {
+            outcome = .failed(error)
+        }
+        await connection.close()
+        return outcome
+    }
+}

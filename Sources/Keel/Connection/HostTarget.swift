@@ -1,0 +1,56 @@
+import Foundation
+import KeelSSH
+
+/// How to reach one inventory host: address, port, user, key and privilege escalation, read from Ansible's
+/// connection variables or Keel's own (`keel_*` wins over `ansible_*`).
+public struct HostTarget: Sendable {
+    public var name: String
+    public var address: String
+    public var port: Int
+    public var user: String
+    public var privateKeyFile: String?
+    public var password: Secret?
+    public var become: Become?
+    /// A known_hosts file named by the inventory (`keel_known_hosts_file`), relative to the inventory.
+    public var knownHostsFile: String?
+
+    public init(name: String, address: String, port: Int = 22, user: String, privateKeyFile: String? = nil,
+                password: Secret? = nil, become: Become? = nil, knownHostsFile: String? = nil) {
+        self.name = name
+        self.address = address
+        self.port = port
+        self.user = user
+        self.privateKeyFile = privateKeyFile
+        self.password = password
+        self.become = become
+        self.knownHostsFile = knownHostsFile
+    }
+}
+
+extension Inventory {
+    /// The connection settings of `host`.
+    /// - Throws: ``InventoryError`` when a connection variable has the wrong type.
+    public func target(for host: String) throws(InventoryError) -> HostTarget {
+        let reader = VariableReader(host: host, variables: variables(for: host))
+        let becomeEnabled = try reader.bool(["keel_become", "ansible_become"]) ?? false
+        let becomeUser = try reader.string(["keel_become_user", "ansible_become_user"]) ?? "root"
+        return HostTarget(
+            name: host,
+            address: try reader.string(["keel_host", "ansible_host", "ansible_ssh_host"]) ?? host,
+            port: try reader.int(["keel_port", "ansible_port", "ansible_ssh_port"], in: 1...65535) ?? 22,
+            user: try reader.string(["keel_user", "ansible_user", "ansible_ssh_user"]) ?? ProcessInfo.processInfo.userName,
+            privateKeyFile: try reader.string(["keel_private_key_file", "ansible_ssh_private_key_file", "ansible_private_key_file"])
+                .map(resolvePath),
+            password: try reader.string(["keel_password", "ansible_password", "ansible_ssh_pass"]).map(Secret.init),
+            become: becomeEnabled ? Become(user: becomeUser) : nil,
+            knownHostsFile: try reader.string(["keel_known_hosts_file"]).map(resolvePath))
+    }
+
+    /// Expands `~`; a relative path is taken from the working directory when it exists there, else from the
+    /// inventory's folder.
+    func resolvePath(_ path: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") || FileManager.default.fileExists(atPath: expanded) { return expanded }
+        return ((self.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(expanded)
+    }
+}

@@ -1,0 +1,70 @@
+/// Reads typed values out of a host's resolved variables, failing with the file and line of a wrong value.
+///
+/// Each accessor takes the names a setting goes by, first match wins (`["keel_port", "ansible_port"]`).
+public struct VariableReader: Sendable {
+    public let host: String
+    public let variables: [String: Variable]
+
+    public init(host: String, variables: [String: Variable]) {
+        self.host = host
+        self.variables = variables
+    }
+
+    /// The first of `names` that is set (and not null), with the name it was found under.
+    public func lookup(_ names: [String]) -> (name: String, variable: Variable)? {
+        for name in names {
+            if let variable = variables[name], variable.value != .null { return (name, variable) }
+        }
+        return nil
+    }
+
+    public func string(_ names: [String]) throws(InventoryError) -> String? {
+        guard let (name, variable) = lookup(names) else { return nil }
+        switch variable.value {
+        case .string(let text): return text
+        case .int, .double, .bool: return variable.value.description
+        default: throw mismatch(name, variable, expected: "a string")
+        }
+    }
+
+    public func int(_ names: [String], in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
+        guard let (name, variable) = lookup(names) else { return nil }
+        let number: Int? =
+            switch variable.value {
+            case .int(let value): value
+            case .string(let text): Int(text.trimmingCharacters(in: .whitespaces))
+            default: nil
+            }
+        guard let number else { throw mismatch(name, variable, expected: "an integer") }
+        if let range, !range.contains(number) {
+            throw InventoryError(
+                "\(name) for host \(host) is \(number), outside \(range.lowerBound)…\(range.upperBound)", at: variable.origin)
+        }
+        return number
+    }
+
+    /// A boolean, accepting what Ansible's `bool` filter accepts: true/false, yes/no, on/off, 1/0, in any case.
+    public func bool(_ names: [String]) throws(InventoryError) -> Bool? {
+        guard let (name, variable) = lookup(names) else { return nil }
+        switch variable.value {
+        case .bool(let flag): return flag
+        case .int(1): return true
+        case .int(0): return false
+        case .string(let text):
+            switch text.lowercased() {
+            case "true", "yes", "on", "1", "y", "t": return true
+            case "false", "no", "off", "0", "n", "f": return false
+            default: break
+            }
+        default: break
+        }
+        throw mismatch(name, variable, expected: "a boolean (true or false)")
+    }
+
+    private func mismatch(_ name: String, _ variable: Variable, expected: String) -> InventoryError {
+        let shown = Variable.isSecret(name: name) ? "***" : "'\(variable.value)'"
+        return InventoryError(
+            "\(name) for host \(host) must be \(expected), not \(variable.value.kind) \(shown)", at: variable.origin,
+            hint: "fix the value of \(name) at that line")
+    }
+}

@@ -1,0 +1,164 @@
+import Yams
+
+/// Reads Ansible's INI inventory format, as postgresql_cluster writes it:
+///
+/// ```ini
+/// [master]
+/// 10.0.0.1 hostname=pg1 postgresql_exists=false
+/// [postgres_cluster:children]
+/// master
+/// replica
+/// [all:vars]
+/// ansible_user='deploy'
+/// ```
+///
+/// Values are read as Ansible reads them, as Python literals: `22` is an integer, `'22'` a string, `True` a
+/// boolean, and anything else (`false`, `yes`) the plain string.
+enum INIInventoryReader {
+    private enum Section {
+        case hosts(String)
+        case vars(String)
+        case children(String)
+    }
+
+    static func read(_ text: String, file: String, into builder: inout InventoryBuilder) throws(InventoryError) {
+        var section = Section.hosts("ungrouped")
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let location = SourceLocation(file: file, line: index + 1)
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") {
+                section = try header(line, at: location)
+                switch section {
+                case .hosts(let group), .vars(let group), .children(let group): builder.defineGroup(group, at: location)
+                }
+                continue
+            }
+            switch section {
+            case .hosts(let group):
+                let words = try ShellWords.split(line, at: location)
+                guard let first = words.first else { continue }
+                var variables: [String: Variable] = [:]
+                for word in words.dropFirst() {
+                    let (key, value) = try assignment(word, at: location)
+                    variables[key] = Variable(value, at: location)
+                }
+                for host in try HostRange.expand(first, at: location) {
+                    try builder.addHost(host, to: group, variables: variables, at: location)
+                }
+            case .vars(let group):
+                let (key, value) = try assignment(line, at: location)
+                builder.setVariable(key, Variable(value, at: location), onGroup: group)
+            case .children(let group):
+                let child = line.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? line
+                builder.addChild(child, to: group, at: location, defined: false)
+            }
+        }
+    }
+
+    private static func header(_ line: String, at location: SourceLocation) throws(InventoryError) -> Section {
+        guard line.hasSuffix("]"), line.count > 2 else {
+            throw InventoryError("section header '\(line)' is not closed", at: location, hint: "write it as [group], [group:vars] or [group:children]")
+        }
+        let inner = String(line.dropFirst().dropLast())
+        let parts = inner.split(separator: ":", maxSplits: 1).map(String.init)
+        let group = parts[0]
+        guard !group.isEmpty, !group.contains(where: \.isWhitespace) else {
+            throw InventoryError("'\(group)' is not a valid group name", at: location, hint: "group names are single words such as etcd_cluster")
+        }
+        switch parts.count == 2 ? parts[1] : nil {
+        case nil: return .hosts(group)
+        case "vars": return .vars(group)
+        case "children": return .children(group)
+        case let other?:
+            throw InventoryError(
+                "unknown section kind ':\(other)' in [\(inner)]", at: location, hint: "use [\(group)], [\(group):vars] or [\(group):children]")
+        }
+    }
+
+    private static func assignment(_ text: String, at location: SourceLocation) throws(InventoryError) -> (String, InventoryValue) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw InventoryError("expected NAME=VALUE, found '\(text)'", at: location, hint: "host variables are written name=value after the host")
+        }
+        let key = text[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        return (key, literal(value))
+    }
+
+    /// Reads a value as Python's `ast.literal_eval` would, falling back to the plain string as Ansible does.
+    static func literal(_ text: String) -> InventoryValue {
+        if text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote {
+            return .string(String(text.dropFirst().dropLast()))
+        }
+        switch text {
+        case "True": return .bool(true)
+        case "False": return .bool(false)
+        case "None": return .null
+        default: break
+        }
+        if let number = Int(text) { return .int(number) }
+        if text.contains("."), let number = Double(text) { return .double(number) }
+        if let first = text.first, first == "[" || first == "{", let node = try? Yams.compose(yaml: text) {
+            return YAMLDocument.value(of: node)
+        }
+        return .string(text)
+    }
+}
+
+/// Splits a line into words as Python's `shlex` does: whitespace separates, quotes group, backslash escapes.
+enum ShellWords {
+    static func split(_ line: String, at location: SourceLocation) throws(InventoryError) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for character in line {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" && quote != "'" {
+                escaped = true
+                inWord = true
+            } else if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == "#" && !inWord {
+                break
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quote != nil {
+            throw InventoryError("a quote is not closed on this line", at: location, hint: "close the quoted value")
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}
+
+/// Expands Ansible host ranges: `pg[1:3]` is pg1, pg2, pg3; `db[01:10]` keeps the leading zeros.
+enum HostRange {
+    static func expand(_ pattern: String, at location: SourceLocation) throws(InventoryError) -> [String] {
+        guard let open = pattern.firstIndex(of: "["), let close = pattern[open...].firstIndex(of: "]") else { return [pattern] }
+        let bounds = pattern[pattern.index(after: open)..<close].split(separator: ":")
+        guard bounds.count == 2, let low = Int(bounds[0]), let high = Int(bounds[1]), low <= high else {
+            throw InventoryError("host range '\(pattern)' must look like name[1:3]", at: location)
+        }
+        let width = bounds[0].count
+        let prefix = pattern[..<open]
+        let suffixes = try expand(String(pattern[pattern.index(after: close)...]), at: location)
+        return (low...high).flatMap { number in
+            let digits = String(number)
+            let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+            return suffixes.map { String(prefix) + padded + $0 }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+extension Inventory {
+    /// Reads the inventory at `path` (YAML or INI, chosen by extension or, without one, by content) and the
+    /// `group_vars/` and `host_vars/` folders beside it.
+    /// - Throws: ``InventoryError`` naming the file and line of the first problem found.
+    public static func load(path: String) throws(InventoryError) -> Inventory {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InventoryError(
+                "cannot read inventory file \(path)", hint: "check the path given with -i; it must be a YAML or INI file")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        var builder = InventoryBuilder(path: path)
+        if isYAML(path: path, text: text) {
+            try YAMLInventoryReader.read(text, file: path, into: &builder)
+        } else {
+            try INIInventoryReader.read(text, file: path, into: &builder)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        return try builder.build(
+            groupVariableFiles: try variableFiles(in: (directory as NSString).appendingPathComponent("group_vars")),
+            hostVariableFiles: try variableFiles(in: (directory as NSString).appendingPathComponent("host_vars")))
+    }
+
+    private static func isYAML(path: String, text: String) -> Bool {
+        let lowered = path.lowercased()
+        if lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml") || lowered.hasSuffix(".json") { return true }
+        if lowered.hasSuffix(".ini") || lowered.hasSuffix(".cfg") { return false }
+        let first = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix(";") }
+        return first.map { !$0.hasPrefix("[") && ($0.hasSuffix(":") || $0 == "---") } ?? false
+    }
+
+    /// Variables from `NAME.yml`, `NAME.yaml`, `NAME` or every YAML file in a folder `NAME/`, keyed by NAME.
+    private static func variableFiles(in directory: String) throws(InventoryError) -> [String: [String: Variable]] {
+        let manager = FileManager.default
+        guard let entries = try? manager.contentsOfDirectory(atPath: directory) else { return [:] }
+        var result: [String: [String: Variable]] = [:]
+        for entry in entries.sorted() where !entry.hasPrefix(".") {
+            let path = (directory as NSString).appendingPathComponent(entry)
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                let files = ((try? manager.contentsOfDirectory(atPath: path)) ?? []).sorted().filter(isVariableFile)
+                for file in files {
+                    result[entry, default: [:]].merge(try variables(fromFile: (path as NSString).appendingPathComponent(file))) { $1 }
+                }
+            } else if isVariableFile(entry) {
+                let name = (entry as NSString).deletingPathExtension
+                result[name, default: [:]].merge(try variables(fromFile: path)) { $1 }
+            }
+        }
+        return result
+    }
+
+    private static func isVariableFile(_ name: String) -> Bool {
+        let suffix = (name as NSString).pathExtension.lowercased()
+        return ["", "yml", "yaml", "json"].contains(suffix)
+    }
+
+    private static func variables(fromFile path: String) throws(InventoryError) -> [String: Variable] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InventoryError("cannot read variables file \(path)")
+        }
+        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path) else { return [:] }
+        return try YAMLDocument.variables(in: root, file: path, context: "variables file \(path)")
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Hosts, groups and variables, read from an Ansible-style inventory (YAML or INI) and its `group_vars/` and
+/// `host_vars/` folders.
+///
+/// Variables resolve as Ansible resolves them (lowest first): group variables written in the inventory, from
+/// `all` down to the deepest group; then `group_vars/all`; then `group_vars/GROUP` in the same order; then the
+/// host's own variables in the inventory; then `host_vars/HOST`. A later value replaces an earlier one whole.
+public struct Inventory: Sendable {
+    /// One machine as the inventory names it.
+    public struct Host: Sendable {
+        public var name: String
+        public var variables: [String: Variable]
+        public var location: SourceLocation
+    }
+
+    /// A named set of hosts and child groups, with variables for all of them.
+    public struct Group: Sendable {
+        public var name: String
+        public var hosts: [String]
+        public var children: [String]
+        public var variables: [String: Variable]
+        public var location: SourceLocation?
+    }
+
+    /// The inventory file.
+    public let path: String
+    /// Host names in the order they first appear.
+    public let hostNames: [String]
+    public let hosts: [String: Host]
+    public let groups: [String: Group]
+    /// Variables from `group_vars/`, by group.
+    let groupVariableFiles: [String: [String: Variable]]
+    /// Variables from `host_vars/`, by host.
+    let hostVariableFiles: [String: [String: Variable]]
+
+    init(
+        path: String, hostNames: [String], hosts: [String: Host], groups: [String: Group],
+        groupVariableFiles: [String: [String: Variable]], hostVariableFiles: [String: [String: Variable]]
+    ) {
+        self.path = path
+        self.hostNames = hostNames
+        self.hosts = hosts
+        self.groups = groups
+        self.groupVariableFiles = groupVariableFiles
+        self.hostVariableFiles = hostVariableFiles
+    }
+
+    /// Group names, `all` first, then by depth below `all` and by name.
+    public var groupNames: [String] {
+        groups.keys.sorted { (depth(of: $0), $0) < (depth(of: $1), $1) }
+    }
+
+    /// Every group `host` belongs to, directly or through a parent, ordered as variables resolve (`all` first).
+    public func groups(of host: String) -> [String] {
+        groupNames.filter { hostNames(in: $0).contains(host) }
+    }
+
+    /// The hosts of `group` and of all its descendants, in inventory order.
+    public func hostNames(in group: String) -> [String] {
+        if group == "all" { return hostNames }
+        var members = Set<String>()
+        var pending = [group]
+        var seen = Set<String>()
+        while let name = pending.popLast() {
+            guard seen.insert(name).inserted, let current = groups[name] else { continue }
+            members.formUnion(current.hosts)
+            pending.append(contentsOf: current.children)
+        }
+        return hostNames.filter(members.contains)
+    }
+
+    /// The variables `host` sees, resolved in Ansible's order.
+    public func variables(for host: String) -> [String: Variable] {
+        let memberships = groups(of: host)
+        var resolved: [String: Variable] = [:]
+        for group in memberships { resolved.merge(groups[group]?.variables ?? [:]) { $1 } }
+        for group in memberships { resolved.merge(groupVariableFiles[group] ?? [:]) { $1 } }
+        resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
+        resolved.merge(hostVariableFiles[host] ?? [:]) { $1 }
+        resolved["inventory_hostname"] = Variable(.string(host), at: hosts[host]?.location ?? SourceLocation(file: path, line: 0))
+        return resolved
+    }
+
+    /// The hosts a `--limit` style pattern selects, in inventory order.
+    public func select(_ pattern: String) throws(InventoryError) -> [String] {
+        try HostPattern(pattern).resolve(in: self)
+    }
+
+    /// The longest path from `all` to `group`.
+    private func depth(of group: String) -> Int {
+        if group == "all" { return 0 }
+        var best = 1
+        var seen = Set<String>()
+        func walk(_ name: String, _ level: Int) {
+            guard seen.insert(name).inserted else { return }
+            for (parent, definition) in groups where parent != "all" && definition.children.contains(name) {
+                best = max(best, level + 1)
+                walk(parent, level + 1)
+            }
+            seen.remove(name)
+        }
+        walk(group, 1)
+        return best
+    }
+}

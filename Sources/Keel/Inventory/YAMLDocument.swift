@@ -1,0 +1,89 @@
+import Yams
+
+/// Turns YAML text into nodes and values that remember their line, with errors that name the file and line.
+enum YAMLDocument {
+    static func parse(_ text: String, file: String) throws(InventoryError) -> Node? {
+        do {
+            return try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw InventoryError(describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) }, hint: "fix the YAML syntax at that line")
+        } catch {
+            throw InventoryError("cannot parse YAML: \(error)", at: SourceLocation(file: file, line: 1))
+        }
+    }
+
+    /// A mapping's entries as variables, each keeping the line it was written on.
+    static func variables(in node: Node, file: String, context: String) throws(InventoryError) -> [String: Variable] {
+        guard case .mapping(let entries) = node else {
+            throw InventoryError("\(context) must be a mapping of variable names to values, not \(kind(of: node))", at: location(node, file))
+        }
+        var variables: [String: Variable] = [:]
+        for (key, value) in entries {
+            guard case .scalar(let name) = key else {
+                throw InventoryError("variable names in \(context) must be plain words", at: location(key, file))
+            }
+            variables[name.string] = Variable(self.value(of: value), at: location(key, file))
+        }
+        return variables
+    }
+
+    /// The node's value, with scalars typed as YAML 1.1 resolves them (`yes` is true, `0755` is 493).
+    static func value(of node: Node) -> InventoryValue {
+        switch node {
+        case .scalar(let scalar):
+            switch Tag.Name(rawValue: node.tag.description) {
+            case .null: return .null
+            case .bool: return node.bool.map(InventoryValue.bool) ?? .string(scalar.string)
+            case .int: return node.int.map(InventoryValue.int) ?? .string(scalar.string)
+            case .float: return node.float.map(InventoryValue.double) ?? .string(scalar.string)
+            default: return .string(scalar.string)
+            }
+        case .sequence(let items):
+            return .list(items.map(value(of:)))
+        case .mapping(let entries):
+            var map: [String: InventoryValue] = [:]
+            for (key, item) in entries { map[key.string ?? "\(value(of: key))"] = value(of: item) }
+            return .map(map)
+        case .alias:
+            return .null
+        }
+    }
+
+    static func isNull(_ node: Node) -> Bool {
+        if case .scalar = node { return Tag.Name(rawValue: node.tag.description) == .null }
+        return false
+    }
+
+    static func location(_ node: Node, _ file: String) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark?.line ?? 1)
+    }
+
+    static func kind(of node: Node) -> String {
+        switch node {
+        case .scalar: "a single value"
+        case .sequence: "a list"
+        case .mapping: "a mapping"
+        case .alias: "an alias"
+        }
+    }
+
+    private static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _): mark.line
+        case .composer(_, _, let mark, _): mark.line
+        case .duplicatedKeysInMapping(_, let context): context.mark.line
+        default: nil
+        }
+    }
+
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _), .composer(let context, let problem, _, _):
+            "invalid YAML: \(problem)" + (context.map { " (\($0.text))" } ?? "")
+        case .duplicatedKeysInMapping(let duplicates, _):
+            "the same key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", ")
+        default:
+            "invalid YAML: \(error)"
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Keel
+
+struct InventoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inventory", abstract: "Show the inventory's hosts, groups and resolved variables (secrets as ***).")
+
+    @OptionGroup var inventoryOptions: InventoryOptions
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() async throws {
+        let (inventory, hosts) = try inventoryOptions.load()
+        if json {
+            Terminal.write(try InventoryReport(inventory, hosts: hosts).json() + "\n")
+        } else {
+            Terminal.write(InventoryReport(inventory, hosts: hosts).text())
+        }
+    }
+}
+
+/// The resolved view of an inventory that `keel inventory` shows.
+struct InventoryReport: Encodable {
+    struct Host: Encodable {
+        var groups: [String]
+        var vars: [String: InventoryValue]
+    }
+
+    var groups: [String: [String]]
+    var hosts: [String: Host]
+    private let order: [String]
+
+    init(_ inventory: Inventory, hosts selected: [String]) {
+        order = selected
+        groups = Dictionary(uniqueKeysWithValues: inventory.groupNames.map { group in
+            (group, inventory.hostNames(in: group).filter(selected.contains))
+        })
+        hosts = Dictionary(uniqueKeysWithValues: selected.map { host in
+            let variables = inventory.variables(for: host).mapValues(\.value)
+            let masked = Dictionary(uniqueKeysWithValues: variables.map { name, value in
+                (name, Variable.isSecret(name: name) && value != .null ? InventoryValue.string("***") : value)
+            })
+            return (host, Host(groups: inventory.groups(of: host), vars: masked))
+        })
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    func text() -> String {
+        var lines: [String] = ["groups:"]
+        for (group, members) in groups.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(group): \(members.joined(separator: ", "))")
+        }
+        lines.append("hosts:")
+        for name in order {
+            guard let host = hosts[name] else { continue }
+            lines.append("  \(name)  (groups: \(host.groups.joined(separator: ", ")))")
+            for (key, value) in host.vars.sorted(by: { $0.key < $1.key }) {
+                lines.append("    \(key): \(value)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private enum CodingKeys: String, CodingKey { case groups, hosts }
+}

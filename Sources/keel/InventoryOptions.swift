@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Keel
+import KeelSSH
+
+/// Options every command that reads an inventory shares.
+struct InventoryOptions: ParsableArguments {
+    @Option(name: [.customShort("i"), .long], help: "The inventory file (YAML or Ansible INI).")
+    var inventory: String
+
+    @Option(name: .long, help: "Only hosts matching this pattern (group, host, glob, a:b, a:!b, a:&b, @file).")
+    var limit: String?
+
+    /// Loads the inventory and the hosts selected by `--limit`, or exits with the inventory's error.
+    func load() throws -> (Inventory, [String]) {
+        do {
+            let inventory = try Inventory.load(path: inventory)
+            let hosts = try limit.map { pattern throws(InventoryError) in try inventory.select(pattern) } ?? inventory.hostNames
+            return (inventory, hosts)
+        } catch {
+            throw CLIError(error.description)
+        }
+    }
+}
+
+/// Options for commands that connect to hosts.
+struct ConnectionArguments: ParsableArguments {
+    @Option(name: .shortAndLong, help: "How many hosts to work on at once.")
+    var forks: Int = 10
+
+    @Option(name: .long, help: "known_hosts file (default: the inventory's keel_known_hosts_file, else ~/.ssh/known_hosts).")
+    var knownHosts: String?
+
+    @Flag(name: .long, help: "Record the keys of hosts not yet in known_hosts (a changed key is still refused).")
+    var acceptNewHostKeys = false
+
+    @Option(name: .long, help: "Seconds to wait for a host to connect and authenticate.")
+    var connectTimeout: Int = 10
+
+    /// Connection options, asking for key passphrases the environment does not give.
+    func options(for targets: [HostTarget]) throws -> ConnectionOptions {
+        let environment = ProcessInfo.processInfo.environment
+        var options = ConnectionOptions(
+            hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict, connectTimeout: .seconds(connectTimeout),
+            password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
+        if let knownHosts { options.knownHostsPath = knownHosts }
+        let keys = Set(targets.compactMap(\.privateKeyFile)).union(targets.contains { $0.privateKeyFile == nil } ? ConnectionOptions.defaultKeys : [])
+        for key in keys.sorted() where PrivateKeyFile.inspect(path: key)?.isEncrypted == true {
+            if let passphrase = environment["KEEL_SSH_PASSPHRASE"] {
+                options.passphrases[key] = Secret(passphrase)
+            } else if let typed = Terminal.askSecret("Passphrase for \(key): ") {
+                options.passphrases[key] = typed
+            }
+        }
+        return options
+    }
+}
+
+/// Resolves the targets of the selected hosts, or exits with the inventory's error.
+func targets(of inventory: Inventory, _ hosts: [String], knownHosts override: String?) throws -> [HostTarget] {
+    do {
+        return try hosts.map { host throws(InventoryError) in
+            var target = try inventory.target(for: host)
+            if override != nil { target.knownHostsFile = nil }
+            return target
+        }
+    } catch {
+        throw CLIError(error.description)
+    }
+}

@@ -1,2 +1,0 @@
-import ArgumentParser
-@main struct KeelCommand: AsyncParsableCommand { func run() async throws {} }

@@ -1,0 +1,11 @@
+import ArgumentParser
+import Keel
+
+@main
+struct KeelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keel",
+        abstract: "Deploy and run PostgreSQL high-availability clusters over SSH.",
+        version: keelVersion,
+        subcommands: [InventoryCommand.self, PingCommand.self, ExecCommand.self])
+}

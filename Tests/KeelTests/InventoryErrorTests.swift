@@ -1,0 +1,97 @@
+import Foundation
+import Keel
+import Testing
+
+@Suite("Bad inventory input names the file, the line and what to do")
+struct InventoryErrorTests {
+    @Test("INI: a child group that is not defined")
+    func unknownChildINI() throws {
+        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n[replica]\n10.0.0.2\n[postgres_cluster:children]\nmaster\nreplcia\n"])
+        let error = try #require(fixture.error(loading: "hosts.ini"))
+        #expect(error.location == SourceLocation(file: fixture.path("hosts.ini"), line: 7))
+        #expect(error.message == "group 'replcia' is listed as a child of 'postgres_cluster' but is not defined")
+        #expect(error.hint?.contains("typo") == true)
+    }
+
+    @Test("YAML: a child group that is not defined")
+    func unknownChildYAML() throws {
+        let fixture = try InventoryFixture([
+            "inventory.yml": "all:\n  children:\n    master:\n      hosts:\n        pg1:\n    postgres_cluster:\n      children:\n        master:\n        replcia:\n",
+        ])
+        let error = try #require(fixture.error(loading: "inventory.yml"))
+        #expect(error.location?.line == 9)
+        #expect(error.message.contains("'replcia'"))
+    }
+
+    @Test("a host defined twice with conflicting variables")
+    func conflictingHost() throws {
+        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n\n[etcd_cluster]\n10.0.0.1 hostname=pg9\n"])
+        let error = try #require(fixture.error(loading: "hosts.ini"))
+        #expect(error.location?.line == 5)
+        #expect(error.message.contains("host 10.0.0.1 is defined twice with different values for hostname"))
+        #expect(error.message.contains("hosts.ini:2"))
+    }
+
+    @Test("the same host in two groups with the same variables is fine")
+    func repeatedHost() throws {
+        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n[etcd_cluster]\n10.0.0.1 hostname=pg1\n"])
+        #expect(try fixture.load("hosts.ini").hostNames == ["10.0.0.1"])
+    }
+
+    @Test("wrong types: hosts written as a list, a port that is not a number")
+    func wrongTypes() throws {
+        let fixture = try InventoryFixture([
+            "list.yml": "all:\n  children:\n    db:\n      hosts:\n        - pg1\n        - pg2\n",
+            "port.yml": "all:\n  hosts:\n    pg1:\n      ansible_host: 10.0.0.1\n      ansible_port: twenty-two\n",
+        ])
+        let listError = try #require(fixture.error(loading: "list.yml"))
+        #expect(listError.location?.line == 5)
+        #expect(listError.message == "hosts of group 'db' must be a mapping of host names, not a list")
+
+        let inventory = try fixture.load("port.yml")
+        #expect(throws: InventoryError.self) { try inventory.target(for: "pg1") }
+        do {
+            _ = try inventory.target(for: "pg1")
+        } catch {
+            #expect(error.location?.line == 5)
+            #expect(error.message == "ansible_port for host pg1 must be an integer, not a string 'twenty-two'")
+        }
+    }
+
+    @Test("bad YAML and bad INI syntax")
+    func badSyntax() throws {
+        let fixture = try InventoryFixture([
+            "broken.yml": "all:\n  hosts:\n    pg1: {ansible_host: 10.0.0.1\n    pg2:\n",
+            "tab.yml": "all:\n\thosts:\n",
+            "broken.ini": "[db\npg1\n",
+            "vars.ini": "[db]\npg1\n[db:vars]\nthis line has no equals sign\n",
+            "quote.ini": "[db]\npg1 hostname='pg1\n",
+        ])
+        let yaml = try #require(fixture.error(loading: "broken.yml"))
+        #expect(yaml.location?.file == fixture.path("broken.yml"))
+        #expect((yaml.location?.line ?? 0) >= 3)
+        #expect(yaml.message.hasPrefix("invalid YAML"))
+        #expect(try #require(fixture.error(loading: "tab.yml")).location?.line == 2)
+        let header = try #require(fixture.error(loading: "broken.ini"))
+        #expect(header.location?.line == 1 && header.message.contains("not closed"))
+        let vars = try #require(fixture.error(loading: "vars.ini"))
+        #expect(vars.location?.line == 4 && vars.message.contains("expected NAME=VALUE"))
+        #expect(try #require(fixture.error(loading: "quote.ini")).location?.line == 2)
+    }
+
+    @Test("groups that contain each other")
+    func cycle() throws {
+        let fixture = try InventoryFixture(["hosts.ini": "[a]\nh1\n[b]\nh2\n[a:children]\nb\n[b:children]\na\n"])
+        #expect(try #require(fixture.error(loading: "hosts.ini")).message.contains("groups contain each other"))
+    }
+
+    @Test("a missing inventory file says which path")
+    func missingFile() {
+        do {
+            _ = try Inventory.load(path: "/nonexistent/hosts.ini")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message == "cannot read inventory file /nonexistent/hosts.ini")
+        }
+    }
+}
