@@ -138,9 +138,13 @@ final class SessionOwner: @unchecked Sendable {
         _ = libssh2_session_method_pref(session, LIBSSH2_METHOD_HOSTKEY, HostKeyVerifier.preference)
         if libssh2_session_handshake(session, socket) != 0 {
             let (code, message) = LibSSH2.lastError(session)
+            let closedEarly = code == LIBSSH2_ERROR_SOCKET_RECV || code == LIBSSH2_ERROR_SOCKET_DISCONNECT
             throw SSHError(
                 code == LIBSSH2_ERROR_TIMEOUT ? .timedOut : .handshakeFailed, host: host, operation: "handshake",
-                message: "the SSH handshake failed", libssh2Code: code, libssh2Message: message)
+                message: closedEarly
+                    ? "the server closed the connection during the SSH handshake; check the server's log (is it an SSH server, does it accept this client, is MaxStartups reached?)"
+                    : "the SSH handshake failed",
+                libssh2Code: code, libssh2Message: message)
         }
         try HostKeyVerifier.verify(session: session, configuration: configuration)
         libssh2_session_set_timeout(session, Int(PollTimeout.milliseconds(until: deadline)))

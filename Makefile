@@ -1,0 +1,32 @@
+# Keel — two commands for a fresh Debian 12 machine, as root:
+#   make demo   installs what is needed, builds Keel and runs it against a local test host
+#   make test   installs what is needed and runs the whole test suite
+
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+APT_PACKAGES := libssh2-1-dev libyaml-dev pkg-config openssh-server openssh-client sudo
+KEEL := .build/debug/keel
+
+.PHONY: demo test deps build clean
+
+demo: deps build
+	scripts/demo-localhost
+
+test: deps build
+	swift build --build-tests
+	swift test
+
+build:
+	swift build
+
+# Installs the Debian packages Keel builds and tests with (needs root; skipped when all are present).
+deps:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+		if [ "$$(id -u)" != 0 ]; then echo "run as root to install: $(APT_PACKAGES)"; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $(APT_PACKAGES); \
+	fi
+	@command -v swift >/dev/null || { echo "Swift 6 is needed: put its bin directory on PATH (looked in /opt/swift/usr/bin)"; exit 1; }
+
+clean:
+	rm -rf .build .demo

@@ -1,0 +1,106 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+@Suite("The keel binary end to end, against a real sshd", .enabled(if: FileManager.default.fileExists(atPath: KeelBinary.path), "build keel first: swift build"))
+struct CLITests {
+    /// An inventory with the test server twice under two names, plus a host where nothing listens.
+    private func inventory(for server: TestSSHServer, deadPort: Int) throws -> String {
+        let path = server.freshPath("hosts.ini")
+        try """
+            [db]
+            alpha ansible_host=127.0.0.1 ansible_port=\(server.port)
+            beta ansible_host=127.0.0.1 ansible_port=\(server.port)
+
+            [gone]
+            ghost ansible_host=127.0.0.1 ansible_port=\(deadPort)
+
+            [all:vars]
+            ansible_user=\(server.user)
+            ansible_ssh_private_key_file=\(server.keys.clientEd25519)
+            keel_known_hosts_file=\(try server.knownHosts())
+            patroni_superuser_password=hunter2
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("--version prints the version")
+    func version() throws {
+        let (status, output) = try KeelBinary.run(["--version"])
+        #expect(status == 0)
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+    }
+
+    @Test("keel ping reports each host: ok with latency, or why it is unreachable")
+    func ping() async throws {
+        try await TestSSHServer.with { server in
+            let inventory = try inventory(for: server, deadPort: try FreePort.find())
+            let ok = try KeelBinary.run(["ping", "-i", inventory, "--limit", "db"])
+            #expect(ok.status == 0, "\(ok.output)")
+            #expect(ok.output.contains("alpha | ok | connect "))
+            #expect(ok.output.contains("beta | ok | connect "))
+            #expect(ok.output.contains("2 of 2 hosts answered"))
+
+            let all = try KeelBinary.run(["ping", "-i", inventory])
+            #expect(all.status == 1)
+            #expect(all.output.contains("ghost | UNREACHABLE | [127.0.0.1]:"))
+            #expect(all.output.contains("Connection refused"))
+            #expect(all.output.contains("2 of 3 hosts answered"))
+        }
+    }
+
+    @Test("keel exec shows each host's output and status, and fails when any host fails")
+    func exec() async throws {
+        try await TestSSHServer.with { server in
+            let inventory = try inventory(for: server, deadPort: try FreePort.find())
+            let ok = try KeelBinary.run(["exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2"])
+            #expect(ok.status == 0, "\(ok.output)")
+            #expect(ok.output.contains("alpha | ok | exit 0\nhello\nstderr: warn\n"))
+            #expect(ok.output.contains("beta | ok | exit 0\nhello\nstderr: warn\n"))
+
+            let failing = try KeelBinary.run(["exec", "-i", inventory, "--limit", "alpha", "--", "exit 4"])
+            #expect(failing.status == 1)
+            #expect(failing.output.contains("alpha | FAILED | exit 4"))
+        }
+    }
+
+    @Test("a host key not in known_hosts is refused unless --accept-new-host-keys")
+    func hostKeys() async throws {
+        try await TestSSHServer.with { server in
+            let inventory = try inventory(for: server, deadPort: try FreePort.find())
+            let knownHosts = server.freshPath("empty_known_hosts")
+            let refused = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("is not in \(knownHosts)"))
+            let accepted = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys"])
+            #expect(accepted.status == 0, "\(accepted.output)")
+            let strictAgain = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            #expect(strictAgain.status == 0)
+        }
+    }
+
+    @Test("keel inventory --json resolves variables and masks secrets")
+    func inventoryJSON() async throws {
+        try await TestSSHServer.with { server in
+            let inventory = try inventory(for: server, deadPort: 1)
+            let (status, output) = try KeelBinary.run(["inventory", "-i", inventory, "--json"])
+            #expect(status == 0)
+            let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            let hosts = json?["hosts"] as? [String: Any]
+            let alpha = (hosts?["alpha"] as? [String: Any])?["vars"] as? [String: Any]
+            #expect(alpha?["ansible_port"] as? Int == server.port)
+            #expect(alpha?["patroni_superuser_password"] as? String == "***")
+            #expect(!output.contains("hunter2"))
+            #expect((json?["groups"] as? [String: Any])?["db"] as? [String] == ["alpha", "beta"])
+        }
+    }
+
+    @Test("a bad inventory fails before any host is touched, naming file and line")
+    func badInventory() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bad-\(UUID().uuidString).ini").path
+        try "[db]\npg1\n[cluster:children]\ndb\nreplcia\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, output) = try KeelBinary.run(["ping", "-i", path])
+        #expect(status != 0)
+        #expect(output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
+    }
+}
