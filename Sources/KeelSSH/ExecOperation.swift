@@ -12,6 +12,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private let commandDeadline: ContinuousClock.Instant?
     private var completion: Completion<ExecResult>
     private var state = State.queued
+    private var backoff = RefusalBackoff()
     private var channel: OpaquePointer?
     private var inputOffset = 0
     private var inputClosed = false
@@ -33,6 +34,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     }
 
     var deadline: ContinuousClock.Instant? { abandonAt ?? commandDeadline }
+    var retryAt: ContinuousClock.Instant? { state == .queued ? backoff.notBefore : nil }
 
     func abort(_ error: any Error) {
         guard !completion.isDelivered else { return }
@@ -47,14 +49,14 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
             switch state {
             case .queued:
                 if completion.isDelivered { return .finished }
-                guard owner.acquireSetup(self) else { return moved ? .progressed : .blocked }
+                guard backoff.isDue, owner.acquireSetup(self) else { return moved ? .progressed : .blocked }
                 state = .opening
 
             case .opening:
                 guard let opened = keel_channel_open_session(session) else {
                     if libssh2_session_last_errno(session) == LIBSSH2_ERROR_EAGAIN { return moved ? .progressed : .blocked }
                     owner.releaseSetup(self)
-                    if owner.shouldRequeueRefusedChannel() {
+                    if owner.shouldRetryRefusedChannel(&backoff) {
                         state = .queued
                         return .requeue
                     }

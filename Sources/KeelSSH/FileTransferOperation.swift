@@ -14,10 +14,12 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
 
     let control: OperationControl
     let deadline: ContinuousClock.Instant?
+    var retryAt: ContinuousClock.Instant? { state == .queued ? backoff.notBefore : nil }
     private let path: String
     private let direction: Direction
     private var completion: Completion<[UInt8]>
     private var state = State.queued
+    private var backoff = RefusalBackoff()
     private var sftp: OpaquePointer?
     private var handle: OpaquePointer?
     private var offset = 0
@@ -51,14 +53,14 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
             switch state {
             case .queued:
                 if completion.isDelivered { return .finished }
-                guard owner.acquireSetup(self) else { return waiting() }
+                guard backoff.isDue, owner.acquireSetup(self) else { return waiting() }
                 state = .starting
 
             case .starting:
                 guard let opened = libssh2_sftp_init(session) else {
                     if wouldBlock() { return waiting() }
                     owner.releaseSetup(self)
-                    if owner.shouldRequeueRefusedChannel() {
+                    if owner.shouldRetryRefusedChannel(&backoff) {
                         state = .queued
                         return .requeue
                     }

@@ -9,6 +9,8 @@ protocol SessionOperation: AnyObject, Sendable {
     var control: OperationControl { get }
     /// When the operation must be cut short; nil for none.
     var deadline: ContinuousClock.Instant? { get }
+    /// When a refused channel open should be tried again; nil when not waiting to retry.
+    var retryAt: ContinuousClock.Instant? { get }
     /// Advances the operation as far as it can go without waiting.
     func step(_ owner: SessionOwner) -> StepOutcome
     /// Reports `error` to the caller now; the operation then only cleans up its channel in later steps.
@@ -49,4 +51,22 @@ struct Completion<Value: Sendable> {
         continuation?.resume(with: result)
         continuation = nil
     }
+}
+
+/// Spaces out new attempts after the server refused a channel, and gives up when retrying is hopeless.
+struct RefusalBackoff {
+    private(set) var attempts = 0
+    private(set) var notBefore: ContinuousClock.Instant?
+
+    /// Schedules the next attempt; false when it should not be made. While other channels are open, a slot will
+    /// free up; with none open, a server that keeps refusing for about 10 seconds refuses for good.
+    mutating func schedule(othersOpen: Bool) -> Bool {
+        attempts += 1
+        if !othersOpen && attempts > 40 { return false }
+        notBefore = .now + .milliseconds(min(25 * attempts, 250))
+        return true
+    }
+
+    /// Whether the scheduled attempt may be made now.
+    var isDue: Bool { notBefore.map { $0 <= .now } ?? true }
 }

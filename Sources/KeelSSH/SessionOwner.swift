@@ -240,7 +240,9 @@ final class SessionOwner: @unchecked Sendable {
         }
         var timeout = Int32(max(1, configuration.keepaliveInterval) * 1000)
         for operation in active + waiting {
-            if let deadline = operation.deadline { timeout = min(timeout, PollTimeout.milliseconds(until: deadline)) }
+            for instant in [operation.deadline, operation.retryAt].compactMap(\.self) {
+                timeout = min(timeout, PollTimeout.milliseconds(until: instant))
+            }
         }
         _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
         var drain = [UInt8](repeating: 0, count: 64)
@@ -302,9 +304,12 @@ final class SessionOwner: @unchecked Sendable {
         return error
     }
 
-    /// Whether a refused channel open should wait for another channel to close (true) or fail (false).
-    func shouldRequeueRefusedChannel() -> Bool {
-        guard let session else { return false }
-        return LibSSH2.lastError(session).code == LIBSSH2_ERROR_CHANNEL_FAILURE && openChannels > 0
+    /// Whether a refused channel open should be tried again (true) or fail (false).
+    ///
+    /// A server with a lower `MaxSessions` refuses channels while others are open, and OpenSSH frees a slot only
+    /// some moments after a channel closes; so a refusal waits and retries, with `backoff` spacing the attempts.
+    func shouldRetryRefusedChannel(_ backoff: inout RefusalBackoff) -> Bool {
+        guard let session, LibSSH2.lastError(session).code == LIBSSH2_ERROR_CHANNEL_FAILURE else { return false }
+        return backoff.schedule(othersOpen: openChannels > 0)
     }
 }
