@@ -15,7 +15,7 @@ demo: deps build
 
 test: deps build
 	swift build --build-tests
-	swift test
+	Tests/run-all
 
 build:
 	swift build

@@ -1,0 +1,62 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+@Suite("keel on the lab's real hosts", .serialized, .enabled(if: Lab.isAvailable, Lab.skipReason))
+struct LabTests {
+    let inventory = Lab.inventory ?? ""
+
+    @Test("keel ping reaches every lab host with strict host key checking")
+    func pingAll() throws {
+        let result = try KeelBinary.run(["ping", "-i", inventory])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("5 of 5 hosts answered"))
+    }
+
+    @Test("a package installs through keel exec on two hosts, from the lab's apt proxy")
+    func installPackage() throws {
+        let install = try KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1:h2", "--timeout", "300", "--",
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cowsay >/dev/null 2>&1",
+        ])
+        #expect(install.status == 0, "\(install.output)")
+        let check = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h1:h2", "--", "/usr/games/cowsay moo | grep -c moo"])
+        #expect(check.output.contains("h1 | ok | exit 0\n1\n"), "\(check.output)")
+        #expect(check.output.contains("h2 | ok | exit 0\n1\n"), "\(check.output)")
+    }
+
+    @Test("a killed host is unreachable with a clear reason, and back once started again")
+    func killAndStart() throws {
+        try Lab.run("kill", "h3")
+        let down = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h3", "--connect-timeout", "2"])
+        #expect(down.status == 1)
+        #expect(down.output.contains("h3 | UNREACHABLE | 10.213.0.13: connect: no answer from 10.213.0.13 port 22"), "\(down.output)")
+        try Lab.run("start", "h3")
+        let up = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h3"])
+        #expect(up.status == 0, "\(up.output)")
+    }
+
+    @Test("a pulled cable makes a host unreachable; plugged back, it answers again")
+    func cable() throws {
+        try Lab.run("net-down", "h4")
+        let down = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h4", "--connect-timeout", "2"])
+        try Lab.run("net-up", "h4")
+        #expect(down.status == 1)
+        #expect(down.output.contains("h4 | UNREACHABLE"))
+        var up = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h4"])
+        for _ in 0..<10 where up.status != 0 {
+            Thread.sleep(forTimeInterval: 0.5)
+            up = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h4"])
+        }
+        #expect(up.status == 0, "\(up.output)")
+    }
+
+    @Test("lab reset gives fresh disks and keeps the host keys, so known_hosts stays valid")
+    func reset() throws {
+        _ = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "touch /root/marker"])
+        try Lab.run("reset")
+        let after = try KeelBinary.run(["exec", "-i", inventory, "--", "test ! -e /root/marker && ! dpkg -s cowsay >/dev/null 2>&1"])
+        #expect(after.status == 0, "\(after.output)")
+        #expect(after.output.contains("5 of 5 hosts succeeded"))
+    }
+}
