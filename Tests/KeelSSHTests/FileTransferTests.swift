@@ -9,8 +9,9 @@ struct FileTransferTests {
     func largeUpload() async throws {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
-            var generator = SystemRandomNumberGenerator()
-            let bytes = (0..<(64 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
+            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+            let bytes = [UInt8](random.readData(ofLength: 64 << 20))
+            #expect(bytes.count == 64 << 20)
             let local = server.freshPath("local")
             try Data(bytes).write(to: URL(fileURLWithPath: local))
             let expected = try Shell.run("/usr/bin/sha256sum", [local]).prefix(64)
