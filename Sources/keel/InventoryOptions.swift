@@ -37,6 +37,9 @@ struct ConnectionArguments: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for a host to connect and authenticate.")
     var connectTimeout: Int = 10
 
+    @Flag(name: [.customShort("k"), .long], help: "Ask for the SSH password (else KEEL_SSH_PASSWORD, if set, is offered).")
+    var askPass = false
+
     /// Connection options, asking for key passphrases the environment does not give.
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {
         let environment = ProcessInfo.processInfo.environment
@@ -44,6 +47,12 @@ struct ConnectionArguments: ParsableArguments {
             hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict, connectTimeout: .seconds(connectTimeout),
             password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
         if let knownHosts { options.knownHostsPath = knownHosts }
+        if askPass {
+            guard let typed = Terminal.askSecret("SSH password: ") else {
+                throw CLIError("--ask-pass needs a terminal; set KEEL_SSH_PASSWORD instead")
+            }
+            options.password = typed
+        }
         let keys = Set(targets.compactMap(\.privateKeyFile)).union(targets.contains { $0.privateKeyFile == nil } ? ConnectionOptions.defaultKeys : [])
         for key in keys.sorted() where PrivateKeyFile.inspect(path: key)?.isEncrypted == true {
             if let passphrase = environment["KEEL_SSH_PASSPHRASE"] {

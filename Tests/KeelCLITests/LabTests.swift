@@ -13,6 +13,25 @@ struct LabTests {
         #expect(result.output.contains("5 of 5 hosts answered"))
     }
 
+    @Test("lab hosts have no route out: only the bridge is reachable")
+    func isolated() throws {
+        let routes = try KeelBinary.run(["exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok"])
+        #expect(routes.status == 0, "\(routes.output)")
+        #expect(!routes.output.contains("default"))
+        #expect(routes.output.components(separatedBy: "bridge-ok").count == 6)
+    }
+
+    @Test("a host powered off cleanly is unreachable, and boots again with the same disk")
+    func poweroff() throws {
+        _ = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "echo kept > /root/disk-marker"])
+        try Lab.run("poweroff", "h5")
+        let down = try KeelBinary.run(["ping", "-i", inventory, "--limit", "h5", "--connect-timeout", "2"])
+        #expect(down.status == 1)
+        try Lab.run("start", "h5")
+        let back = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "cat /root/disk-marker"])
+        #expect(back.output.contains("h5 | ok | exit 0\nkept\n"), "\(back.output)")
+    }
+
     @Test("a package installs through keel exec on two hosts, from the lab's apt proxy")
     func installPackage() throws {
         let install = try KeelBinary.run([
