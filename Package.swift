@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
     ],
     targets: [
         .systemLibrary(
@@ -19,7 +20,7 @@ let package = Package(
             providers: [.apt(["libssh2-1-dev"])]
         ),
         .target(name: "KeelSSH", dependencies: ["CLibSSH2"]),
-        .target(name: "Keel", dependencies: ["KeelSSH", "Yams"]),
+        .target(name: "Keel", dependencies: ["KeelSSH", "Yams", "Stencil"]),
         .target(name: "Playbooks", dependencies: ["Keel"], path: "playbooks"),
         .executableTarget(
             name: "keel",

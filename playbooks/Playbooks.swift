@@ -1,6 +1,8 @@
 import Keel
 
-/// The cluster playbooks Keel ships. Flows arrive here as the engine grows.
+/// The playbooks `keel apply` can run, by name.
 public enum Playbooks {
-    public static let names: [String] = []
+    public static let all: [Playbook] = [webDemo]
+
+    public static func named(_ name: String) -> Playbook? { all.first { $0.name == name } }
 }

@@ -1,0 +1,77 @@
+/// What Keel knows about a host before it plans: gathered in one round trip, available to playbook code and
+/// templates (as `facts.NAME`).
+public struct Facts: Sendable, Equatable {
+    public var osID = ""
+    public var osVersion = ""
+    /// `debian` for Debian and Ubuntu, `redhat` for the RHEL family.
+    public var osFamily = ""
+    public var architecture = ""
+    public var hostname = ""
+    public var processors = 0
+    public var memoryMegabytes = 0
+    /// The address of the interface that holds the default route, else the first global IPv4 address.
+    public var defaultIPv4 = ""
+    /// Interface name → IPv4 addresses with prefix (`10.0.0.2/24`).
+    public var interfaces: [String: [String]] = [:]
+    public var hasSystemd = false
+    /// `apt`, `dnf` or `yum`; empty when none is found.
+    public var packageManager = ""
+
+    public init() {}
+
+    /// The shell snippet that prints the facts as `key=value` lines.
+    static let script = """
+        . /etc/os-release 2>/dev/null; echo "os_id=$ID"; echo "os_version=$VERSION_ID"; echo "os_like=$ID_LIKE"
+        echo "arch=$(uname -m)"; echo "hostname=$(hostname)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
+        echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+        echo "default_if=$(ip -4 route show default 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $(i+1); exit}}')"
+        ip -o -4 addr show 2>/dev/null | awk '{print "addr=" $2 " " $4}'
+        [ -d /run/systemd/system ] && echo systemd=1
+        for pm in apt-get dnf yum; do command -v $pm >/dev/null 2>&1 && { echo "pm=${pm%-get}"; break; }; done
+        """
+
+    /// Reads the output of ``script``.
+    static func parse(_ text: String) -> Facts {
+        var facts = Facts()
+        var like = ""
+        var defaultInterface = ""
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals]
+            let value = String(line[line.index(after: equals)...])
+            switch key {
+            case "os_id": facts.osID = value
+            case "os_version": facts.osVersion = value
+            case "os_like": like = value
+            case "arch": facts.architecture = value
+            case "hostname": facts.hostname = value
+            case "cpus": facts.processors = Int(value) ?? 1
+            case "mem_kb": facts.memoryMegabytes = (Int(value) ?? 0) / 1024
+            case "default_if": defaultInterface = value
+            case "addr":
+                let parts = value.split(separator: " ").map(String.init)
+                if parts.count == 2 { facts.interfaces[parts[0], default: []].append(parts[1]) }
+            case "systemd": facts.hasSystemd = true
+            case "pm": facts.packageManager = value
+            default: break
+            }
+        }
+        let family = [facts.osID] + like.split(separator: " ").map(String.init)
+        facts.osFamily = family.contains { ["debian", "ubuntu"].contains($0) } ? "debian"
+            : family.contains { ["rhel", "fedora", "centos"].contains($0) } ? "redhat" : facts.osID
+        let candidates = (facts.interfaces[defaultInterface] ?? [])
+            + facts.interfaces.filter { $0.key != "lo" }.sorted { $0.key < $1.key }.flatMap(\.value)
+        facts.defaultIPv4 = candidates.first.map { String($0.split(separator: "/")[0]) } ?? ""
+        return facts
+    }
+
+    /// The facts as template values.
+    var templateValue: [String: Any] {
+        [
+            "os_id": osID, "os_version": osVersion, "os_family": osFamily, "architecture": architecture,
+            "hostname": hostname, "processors": processors, "memory_mb": memoryMegabytes,
+            "default_ipv4": defaultIPv4, "interfaces": interfaces, "has_systemd": hasSystemd,
+            "package_manager": packageManager,
+        ]
+    }
+}

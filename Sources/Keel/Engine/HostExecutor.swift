@@ -1,0 +1,53 @@
+import Foundation
+import KeelSSH
+
+/// The mutating handle on one host, given only to ``Resource/apply(_:on:)``.
+///
+/// Every command runs under `/bin/sh`, as root when the play uses become. A command that fails throws
+/// ``CommandFailure`` with its output, so a resource cannot ignore a failure by accident.
+public struct HostExecutor: Sendable {
+    public let context: HostContext
+    let transport: any Transport
+    let become: Become?
+    let log: @Sendable (String, ExecResult) -> Void
+
+    init(context: HostContext, transport: any Transport, become: Become?, log: @escaping @Sendable (String, ExecResult) -> Void) {
+        self.context = context
+        self.transport = transport
+        self.become = become
+        self.log = log
+    }
+
+    /// Runs `command` and throws ``CommandFailure`` unless it exits 0.
+    /// - Parameter input: bytes for its standard input; secrets go here, never in `command`.
+    @discardableResult
+    public func run(_ command: String, input: [UInt8] = [], timeout: Duration = .seconds(600)) async throws -> ExecResult {
+        let result = try await transport.run(command, input: input, become: become, timeout: timeout)
+        log(command, result)
+        guard result.succeeded else { throw CommandFailure(command: command, result: result) }
+        return result
+    }
+
+    /// Runs the commands of `changes` in order, stopping at the first that fails.
+    public func run(_ changes: [Change]) async throws {
+        for command in changes.flatMap(\.commands) { try await run(command) }
+    }
+
+    /// Writes `bytes` to `path` atomically, with mode and owner set before the file appears.
+    public func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) async throws {
+        try await transport.upload(bytes, to: path, mode: mode, owner: owner, group: group, become: become, timeout: .seconds(600))
+        log("upload \(path) (\(bytes.count) bytes, mode \(String(mode, radix: 8)))", ExecResult())
+    }
+}
+
+/// A command run by a resource exited non-zero.
+public struct CommandFailure: Error, Sendable, CustomStringConvertible {
+    public var command: String
+    public var result: ExecResult
+
+    public var description: String {
+        let status = result.signal.map { "was killed by SIG\($0)" } ?? "exited \(result.exitStatus)"
+        let detail = (result.stderrText.isEmpty ? result.stdoutText : result.stderrText).trimmingCharacters(in: .whitespacesAndNewlines)
+        return "`\(command)` \(status)" + (detail.isEmpty ? "" : ": \(detail.suffix(2000))")
+    }
+}

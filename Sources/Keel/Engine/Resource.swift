@@ -1,0 +1,70 @@
+import KeelSSH
+
+/// A piece of desired state on a host: a file, a package, a service.
+///
+/// The engine asks a resource three things, in order, and never lets the first two change anything:
+/// 1. ``probe`` — a read-only shell snippet whose output describes the current state. The engine runs the probes
+///    of consecutive resources together, in one remote invocation;
+/// 2. ``changes(from:on:)`` — pure: the differences between that output and what is wanted. Empty means
+///    converged; `--check` stops here and prints them;
+/// 3. ``apply(_:on:)`` — makes the changes through a ``HostExecutor``, the only mutating handle. The engine then
+///    probes again and fails the resource if it did not converge.
+///
+/// ```swift
+/// struct Marker: Resource {
+///     var description: String { "marker /etc/marker" }
+///     var probe: String { "test -e /etc/marker && echo present" }
+///     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+///         output.text == "present" ? [] : [Change("create /etc/marker", commands: ["touch /etc/marker"])]
+///     }
+///     func apply(_ changes: [Change], on host: HostExecutor) async throws {
+///         try await host.run("touch /etc/marker")
+///     }
+/// }
+/// ```
+public protocol Resource: Sendable {
+    /// What the resource manages, as reports name it: `file /etc/haproxy/haproxy.cfg`.
+    var description: String { get }
+    /// A read-only `/bin/sh` snippet printing the current state. It must not change the host.
+    var probe: String { get }
+    /// The changes needed, from the probe's output; empty when converged.
+    func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change]
+    /// Makes `changes` real on the host.
+    func apply(_ changes: [Change], on host: HostExecutor) async throws
+    /// Whether a change means the same thing happened again on purpose (commands without guards): the engine
+    /// then does not require a second probe to come back converged.
+    var alwaysChanges: Bool { get }
+}
+
+extension Resource {
+    public var alwaysChanges: Bool { false }
+}
+
+/// What one resource's probe printed.
+public struct ProbeOutput: Sendable, Equatable {
+    /// Standard output, without a final newline.
+    public var text: String
+    /// The probe's exit status.
+    public var status: Int32
+
+    public init(text: String, status: Int32 = 0) {
+        self.text = text
+        self.status = status
+    }
+
+    /// `key=value` lines as a dictionary (later keys win).
+    public var fields: [String: String] {
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            fields[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return fields
+    }
+}
+
+/// A resource's probe or state could not be read; names the resource and what was seen.
+public struct ResourceError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

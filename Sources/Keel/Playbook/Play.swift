@@ -1,0 +1,51 @@
+/// Steps applied to the hosts matching a pattern; plays run in order, hosts within a play in parallel.
+public struct Play: Sendable {
+    public var name: String
+    /// Which hosts: a group, host or pattern, as `--limit` takes.
+    public var hosts: String
+    /// Run every command as root through `sudo -n` (or as `ansible_become_user`).
+    public var become: Bool
+    /// Hosts per rolling batch; nil runs all hosts at once.
+    public var serial: Int?
+    /// Stop the whole run as soon as any host fails in this play.
+    public var anyErrorsFatal: Bool
+    public var tags: Set<String>
+    public let body: @Sendable (HostContext) throws -> [Step]
+
+    public init(
+        _ name: String, on hosts: String, become: Bool = false, serial: Int? = nil, anyErrorsFatal: Bool = false,
+        tags: Set<String> = [], @StepBuilder _ body: @escaping @Sendable (HostContext) throws -> [Step]
+    ) {
+        self.name = name
+        self.hosts = hosts
+        self.become = become
+        self.serial = serial
+        self.anyErrorsFatal = anyErrorsFatal
+        self.tags = tags
+        self.body = body
+    }
+}
+
+/// A named, ordered list of plays: what `keel apply` runs.
+public struct Playbook: Sendable {
+    public var name: String
+    public var summary: String
+    public var plays: [Play]
+
+    public init(_ name: String, summary: String, @PlayBuilder plays: () -> [Play]) {
+        self.name = name
+        self.summary = summary
+        self.plays = plays()
+    }
+}
+
+/// Builds a playbook's list of plays.
+@resultBuilder
+public enum PlayBuilder {
+    public static func buildExpression(_ play: Play) -> [Play] { [play] }
+    public static func buildBlock(_ parts: [Play]...) -> [Play] { parts.flatMap { $0 } }
+    public static func buildOptional(_ plays: [Play]?) -> [Play] { plays ?? [] }
+    public static func buildEither(first plays: [Play]) -> [Play] { plays }
+    public static func buildEither(second plays: [Play]) -> [Play] { plays }
+    public static func buildArray(_ parts: [[Play]]) -> [Play] { parts.flatMap { $0 } }
+}

@@ -1,0 +1,38 @@
+import KeelSSH
+
+/// A command to run, guarded so that it runs only when needed: `creates` (skip when the path exists) or `unless`
+/// (skip when that check succeeds). Without a guard it runs every time and is always reported as changed.
+public struct Command: Resource {
+    public var command: String
+    public var creates: String?
+    public var unless: String?
+    /// Bytes for the command's standard input (secrets go here).
+    public var input: Secret?
+
+    public init(_ command: String, creates: String? = nil, unless: String? = nil, input: Secret? = nil) {
+        self.command = command
+        self.creates = creates
+        self.unless = unless
+        self.input = input
+    }
+
+    public var description: String { "command \(command)" }
+
+    public var probe: String {
+        var checks: [String] = []
+        if let creates { checks.append("[ -e \(shellQuote(creates)) ]") }
+        if let unless { checks.append("{ \(unless) ; } >/dev/null 2>&1") }
+        guard !checks.isEmpty else { return "echo guard=none" }
+        return "if \(checks.joined(separator: " || ")); then echo guard=satisfied; else echo guard=unsatisfied; fi"
+    }
+
+    public var alwaysChanges: Bool { creates == nil && unless == nil }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        output.fields["guard"] == "satisfied" ? [] : [Change("run", commands: [command])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [])
+    }
+}

@@ -1,0 +1,40 @@
+import KeelSSH
+
+/// A directory with a mode, owner and group (its parents are created as needed).
+public struct Directory: Resource {
+    public var path: String
+    public var mode: UInt32
+    public var owner: String?
+    public var group: String?
+
+    public init(_ path: String, mode: UInt32 = 0o755, owner: String? = "root", group: String? = "root") {
+        self.path = path
+        self.mode = mode
+        self.owner = owner
+        self.group = group
+    }
+
+    public var description: String { "directory \(path)" }
+
+    public var probe: String { FileAttributes.probe(path, checksum: false) }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let current = try FileAttributes(output, path: path)
+        switch current.kind {
+        case .directory:
+            return current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+        case .missing:
+            var command = "mkdir -p \(shellQuote(path)) && chmod \(octal(mode)) \(shellQuote(path))"
+            if owner != nil || group != nil {
+                command += " && chown \(shellQuote((owner ?? "") + (group.map { ":" + $0 } ?? ""))) \(shellQuote(path))"
+            }
+            return [Change("create (mode \(octal(mode)))", commands: [command])]
+        case .file, .other:
+            throw ResourceError("\(path) exists but is not a directory; remove it or choose another path")
+        }
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(changes)
+    }
+}

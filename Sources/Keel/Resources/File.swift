@@ -1,0 +1,98 @@
+import KeelSSH
+
+/// A regular file with exact contents, mode, owner and group; or a path that must not exist.
+///
+/// Contents are compared by checksum, so an unchanged file is never sent. New contents go into a temporary file
+/// created `0600`, get their mode and owner, and are renamed into place.
+public struct File: Resource {
+    public enum Contents: Sendable {
+        case text(String)
+        case bytes([UInt8])
+        /// Never shown in plans, diffs, logs or events.
+        case secret(Secret)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .text(let text): Array(text.utf8)
+            case .bytes(let bytes): bytes
+            case .secret(let secret): Array(secret.reveal().utf8)
+            }
+        }
+
+        var isSecret: Bool { if case .secret = self { true } else { false } }
+    }
+
+    public var path: String
+    /// nil: the file must be absent.
+    public var contents: Contents?
+    public var mode: UInt32
+    public var owner: String?
+    public var group: String?
+
+    public init(_ path: String, contents: Contents, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root") {
+        self.path = path
+        self.contents = contents
+        self.mode = contents.isSecret ? mode & 0o600 : mode
+        self.owner = owner
+        self.group = group
+    }
+
+    public init(_ path: String, content: String, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root") {
+        self.init(path, contents: .text(content), mode: mode, owner: owner, group: group)
+    }
+
+    /// A path that must not exist.
+    public static func absent(_ path: String) -> File {
+        var file = File(path, content: "")
+        file.contents = nil
+        return file
+    }
+
+    public var description: String { "file \(path)" }
+
+    public var probe: String { FileAttributes.probe(path, checksum: contents != nil) }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let current = try FileAttributes(output, path: path)
+        guard let contents else {
+            return current.kind == .missing ? [] : [Change("remove", commands: ["rm -rf \(shellQuote(path))"])]
+        }
+        return Self.changes(
+            path: path, wanted: contents.bytes, isSecret: contents.isSecret, current: current, mode: mode, owner: owner,
+            group: group)
+    }
+
+    /// Shared with ``Template``: what turns `current` into a file holding `wanted`.
+    static func changes(
+        path: String, wanted: [UInt8], isSecret: Bool, current: FileAttributes, mode: UInt32, owner: String?, group: String?
+    ) -> [Change] {
+        let content = ContentChange(path: path, desired: wanted, isSecret: isSecret)
+        switch current.kind {
+        case .missing:
+            return [Change("create (\(wanted.count) bytes, mode \(octal(mode)))", commands: ["upload \(path)"], content: content)]
+        case .directory, .other:
+            return [Change("replace the \(current.kind.rawValue) at this path with a file", commands: ["rm -rf \(shellQuote(path))", "upload \(path)"], content: content)]
+        case .file:
+            var changes: [Change] = []
+            if current.sha256 != SHA256.hex(wanted) {
+                changes.append(Change("contents (\(wanted.count) bytes)", commands: ["upload \(path)"], content: content))
+            }
+            return changes + current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+        }
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await Self.apply(changes, path: path, mode: mode, owner: owner, group: group, on: host)
+    }
+
+    static func apply(_ changes: [Change], path: String, mode: UInt32, owner: String?, group: String?, on host: HostExecutor) async throws {
+        for change in changes {
+            if let content = change.content {
+                if change.commands.first?.hasPrefix("rm ") == true { try await host.run(change.commands[0]) }
+                try await host.upload(content.desired, to: path, mode: mode, owner: owner, group: group)
+                return
+            }
+        }
+        try await host.run(changes)
+    }
+}

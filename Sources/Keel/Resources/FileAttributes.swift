@@ -1,0 +1,65 @@
+import KeelSSH
+
+/// What a file or directory on the host looks like, read by one probe: type, mode, owner, group and, for
+/// regular files, the SHA-256 of the contents.
+struct FileAttributes: Equatable {
+    enum Kind: String { case missing, file, directory, other }
+
+    var kind: Kind
+    var mode: UInt32?
+    var owner: String?
+    var group: String?
+    var sha256: String?
+
+    /// A probe printing the attributes of `path` as `key=value` lines (with the checksum when `checksum`).
+    static func probe(_ path: String, checksum: Bool) -> String {
+        let quoted = shellQuote(path)
+        let sum = checksum ? "; echo \"sha256=$(sha256sum < \(quoted) | cut -d' ' -f1)\"" : ""
+        return """
+            if [ -L \(quoted) ] || { [ -e \(quoted) ] && [ ! -f \(quoted) ] && [ ! -d \(quoted) ]; }; then echo kind=other; \
+            elif [ -f \(quoted) ]; then echo kind=file; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted)\(sum); \
+            elif [ -d \(quoted) ]; then echo kind=directory; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted); \
+            else echo kind=missing; fi
+            """
+    }
+
+    init(kind: Kind, mode: UInt32? = nil, owner: String? = nil, group: String? = nil, sha256: String? = nil) {
+        self.kind = kind
+        self.mode = mode
+        self.owner = owner
+        self.group = group
+        self.sha256 = sha256
+    }
+
+    init(_ output: ProbeOutput, path: String) throws {
+        let fields = output.fields
+        guard let kind = fields["kind"].flatMap(Kind.init(rawValue:)) else {
+            throw ResourceError("cannot read the state of \(path): \(output.text.isEmpty ? "no output" : output.text)")
+        }
+        self.init(
+            kind: kind, mode: fields["mode"].flatMap { UInt32($0, radix: 8) }, owner: fields["owner"],
+            group: fields["group"], sha256: fields["sha256"])
+    }
+
+    /// Changes to mode, owner and group of an existing path, with the commands that make them.
+    func attributeChanges(path: String, mode: UInt32?, owner: String?, group: String?) -> [Change] {
+        var changes: [Change] = []
+        if let mode, self.mode != mode {
+            changes.append(Change(
+                "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))", commands: ["chmod \(octal(mode)) \(shellQuote(path))"]))
+        }
+        if let owner, self.owner != owner {
+            changes.append(Change("owner \(self.owner ?? "?") → \(owner)", commands: ["chown \(shellQuote(owner)) \(shellQuote(path))"]))
+        }
+        if let group, self.group != group {
+            changes.append(Change("group \(self.group ?? "?") → \(group)", commands: ["chgrp \(shellQuote(group)) \(shellQuote(path))"]))
+        }
+        return changes
+    }
+}
+
+/// `0o644` as `0644`.
+func octal(_ mode: UInt32) -> String {
+    let digits = String(mode, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

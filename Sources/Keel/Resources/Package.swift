@@ -1,0 +1,68 @@
+import KeelSSH
+
+/// System packages installed (or removed) with the host's package manager: apt on Debian, dnf on the RHEL family.
+public struct Package: Resource {
+    public enum State: Sendable { case present, absent }
+
+    public var names: [String]
+    public var state: State
+
+    public init(_ names: String..., state: State = .present) {
+        self.names = names
+        self.state = state
+    }
+
+    public init(_ names: [String], state: State = .present) {
+        self.names = names
+        self.state = state
+    }
+
+    public var description: String { "package \(names.joined(separator: " "))" }
+
+    /// Prints one `name=installed|missing` line per package.
+    public var probe: String {
+        let list = names.map(shellQuote).joined(separator: " ")
+        return """
+            for p in \(list); do if command -v dpkg-query >/dev/null 2>&1; then \
+            s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null); [ "${s#ii}" != "$s" ] && echo "$p=installed" || echo "$p=missing"; \
+            else rpm -q "$p" >/dev/null 2>&1 && echo "$p=installed" || echo "$p=missing"; fi; done
+            """
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let fields = output.fields
+        let wrong = names.filter { (fields[$0] == "installed") != (state == .present) }
+        guard !wrong.isEmpty else { return [] }
+        let manager = PackageManager(facts: host.facts)
+        return [Change(
+            "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
+            commands: [state == .present ? manager.install(wrong) : manager.remove(wrong)])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        for command in changes.flatMap(\.commands) { try await host.run(command, timeout: .seconds(1800)) }
+    }
+}
+
+/// The commands of one package manager.
+struct PackageManager {
+    let isApt: Bool
+
+    init(facts: Facts) { isApt = facts.packageManager != "dnf" && facts.packageManager != "yum" }
+
+    /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
+    /// another apt run to finish.
+    func install(_ names: [String]) -> String {
+        let list = names.map(shellQuote).joined(separator: " ")
+        guard isApt else { return "dnf install -y \(list)" }
+        let install = "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(list)"
+        let update = "apt-get update -q -o DPkg::Lock::Timeout=300"
+        return "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
+            + "\(update); fi; \(install) || { \(update) && \(install); }"
+    }
+
+    func remove(_ names: [String]) -> String {
+        let list = names.map(shellQuote).joined(separator: " ")
+        return isApt ? "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=300 \(list)" : "dnf remove -y \(list)"
+    }
+}

@@ -1,0 +1,53 @@
+import KeelSSH
+
+/// A systemd service: running or stopped, enabled at boot or not. Reloads systemd first when its unit changed.
+public struct Service: Resource {
+    public enum State: Sendable { case started, stopped }
+
+    public var name: String
+    public var state: State?
+    public var enabled: Bool?
+
+    public init(_ name: String, state: State? = .started, enabled: Bool? = true) {
+        self.name = name
+        self.state = state
+        self.enabled = enabled
+    }
+
+    public var description: String { "service \(name)" }
+
+    public var probe: String {
+        let unit = shellQuote(name)
+        return """
+            echo "active=$(systemctl is-active \(unit) 2>/dev/null)"; echo "enabled=$(systemctl is-enabled \(unit) 2>/dev/null)"; \
+            echo "reload=$(systemctl show -p NeedDaemonReload --value \(unit) 2>/dev/null)"; \
+            echo "load=$(systemctl show -p LoadState --value \(unit) 2>/dev/null)"
+            """
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let fields = output.fields
+        let unit = shellQuote(name)
+        if fields["load"] == "not-found" {
+            throw ResourceError("systemd has no unit \(name) on \(host.name); install its package first")
+        }
+        var changes: [Change] = []
+        if fields["reload"] == "yes" { changes.append(Change("reload systemd units", commands: ["systemctl daemon-reload"])) }
+        if let enabled {
+            let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(fields["enabled"] ?? "")
+            if enabled != isEnabled {
+                changes.append(Change(enabled ? "enable" : "disable", commands: ["systemctl \(enabled ? "enable" : "disable") \(unit)"]))
+            }
+        }
+        if let state {
+            let active = fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
+            if state == .started, !active { changes.append(Change("start", commands: ["systemctl start \(unit)"])) }
+            if state == .stopped, active { changes.append(Change("stop", commands: ["systemctl stop \(unit)"])) }
+        }
+        return changes
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(changes)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import KeelSSH
+
+/// A file rendered from a template in `templates/` with the host's variables, its facts (`facts.*`),
+/// `inventory_hostname`, `groups` (group → host names) and `hostvars` (host → variables), plus `values`.
+public struct Template: Resource {
+    public var name: String
+    public var path: String
+    public var mode: UInt32
+    public var owner: String?
+    public var group: String?
+    /// Extra values for this template only; they win over inventory variables.
+    public var values: [String: TemplateValue]
+    public var library: TemplateLibrary
+
+    public init(
+        _ name: String, to path: String, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root",
+        values: [String: TemplateValue] = [:], library: TemplateLibrary = .locate()
+    ) {
+        self.name = name
+        self.path = path
+        self.mode = mode
+        self.owner = owner
+        self.group = group
+        self.values = values
+        self.library = library
+    }
+
+    public var description: String { "template \(path)" }
+
+    public var probe: String { FileAttributes.probe(path, checksum: true) }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let wanted = try render(for: host)
+        return File.changes(
+            path: path, wanted: Array(wanted.utf8), isSecret: false, current: try FileAttributes(output, path: path),
+            mode: mode, owner: owner, group: group)
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await File.apply(changes, path: path, mode: mode, owner: owner, group: group, on: host)
+    }
+
+    /// The rendered text for `host`.
+    public func render(for host: HostContext) throws -> String {
+        var context = host.templateContext
+        for (key, value) in values { context[key] = value.stencilValue }
+        return try library.render(name, context: context)
+    }
+}
+
+/// A value handed to a template.
+public enum TemplateValue: Sendable {
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case list([TemplateValue])
+    case map([String: TemplateValue])
+
+    var stencilValue: Any {
+        switch self {
+        case .string(let text): text
+        case .int(let number): number
+        case .bool(let flag): flag
+        case .list(let items): items.map(\.stencilValue)
+        case .map(let entries): entries.mapValues(\.stencilValue)
+        }
+    }
+}
+
+extension HostContext {
+    /// Variables, facts and inventory structure as Stencil values.
+    var templateContext: [String: Any] {
+        var context = variables.variables.mapValues { $0.value.stencilValue }
+        context["facts"] = facts.templateValue
+        context["inventory_hostname"] = name
+        context["groups"] = Dictionary(uniqueKeysWithValues: inventory.groupNames.map { ($0, inventory.hostNames(in: $0)) })
+        context["hostvars"] = Dictionary(uniqueKeysWithValues: inventory.hostNames.map { host in
+            (host, inventory.variables(for: host).mapValues { $0.value.stencilValue })
+        })
+        return context
+    }
+}
+
+extension InventoryValue {
+    var stencilValue: Any {
+        switch self {
+        case .string(let text): text
+        case .int(let number): number
+        case .double(let number): number
+        case .bool(let flag): flag
+        case .list(let items): items.map(\.stencilValue)
+        case .map(let entries): entries.mapValues(\.stencilValue)
+        case .null: ""
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import KeelSSH
+
+/// A local system group.
+public struct Group: Resource {
+    public var name: String
+    public var system: Bool
+
+    public init(_ name: String, system: Bool = true) {
+        self.name = name
+        self.system = system
+    }
+
+    public var description: String { "group \(name)" }
+    public var probe: String { "getent group \(shellQuote(name)) >/dev/null && echo exists=1 || echo exists=0" }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        output.fields["exists"] == "1" ? [] : [Change("create", commands: ["groupadd \(system ? "--system " : "")\(shellQuote(name))"])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(changes)
+    }
+}
+
+/// A local user account with its primary group, home and shell.
+public struct User: Resource {
+    public var name: String
+    public var group: String?
+    public var home: String?
+    public var shell: String
+    public var system: Bool
+
+    public init(_ name: String, group: String? = nil, home: String? = nil, shell: String = "/bin/bash", system: Bool = true) {
+        self.name = name
+        self.group = group
+        self.home = home
+        self.shell = shell
+        self.system = system
+    }
+
+    public var description: String { "user \(name)" }
+
+    public var probe: String {
+        "entry=$(getent passwd \(shellQuote(name))) && { echo \"$entry\" | awk -F: '{print \"home=\" $6; print \"shell=\" $7; print \"gid=\" $4}'; echo \"group=$(id -gn \(shellQuote(name)))\"; } || echo missing=1"
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let fields = output.fields
+        let user = shellQuote(name)
+        if fields["missing"] != nil {
+            var options = [system ? "--system" : "", "--shell \(shellQuote(shell))", "--create-home"]
+            if let home { options.append("--home-dir \(shellQuote(home))") }
+            if let group { options.append("--gid \(shellQuote(group))") } else { options.append("--user-group") }
+            return [Change("create", commands: ["useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"])]
+        }
+        var changes: [Change] = []
+        if fields["shell"] != shell { changes.append(Change("shell → \(shell)", commands: ["usermod --shell \(shellQuote(shell)) \(user)"])) }
+        if let home, fields["home"] != home { changes.append(Change("home → \(home)", commands: ["usermod --home \(shellQuote(home)) \(user)"])) }
+        if let group, fields["group"] != group { changes.append(Change("group → \(group)", commands: ["usermod --gid \(shellQuote(group)) \(user)"])) }
+        return changes
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(changes)
+    }
+}

@@ -1,0 +1,55 @@
+import KeelSSH
+
+/// Waits until something on the host is ready: a TCP port accepts, an HTTP URL answers a status, a command
+/// succeeds. Converged (no change) when it already is.
+public struct WaitFor: Resource {
+    public enum Condition: Sendable {
+        case port(Int, host: String = "127.0.0.1")
+        case http(String, status: Int = 200)
+        case command(String)
+    }
+
+    public var condition: Condition
+    public var timeout: Duration
+    public var interval: Duration
+
+    public init(_ condition: Condition, timeout: Duration = .seconds(120), interval: Duration = .seconds(1)) {
+        self.condition = condition
+        self.timeout = timeout
+        self.interval = interval
+    }
+
+    public static func port(_ port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(120)) -> WaitFor {
+        WaitFor(.port(port, host: host), timeout: timeout)
+    }
+
+    public var description: String {
+        switch condition {
+        case .port(let port, let host): "wait for \(host):\(port)"
+        case .http(let url, let status): "wait for \(url) → \(status)"
+        case .command(let command): "wait for `\(command)`"
+        }
+    }
+
+    private var check: String {
+        switch condition {
+        case .port(let port, let host): "timeout 2 bash -c \(shellQuote("</dev/tcp/\(host)/\(port)"))"
+        case .http(let url, let status): "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(shellQuote(url)))\" = \(status) ]"
+        case .command(let command): command
+        }
+    }
+
+    public var probe: String { "if { \(check) ; } >/dev/null 2>&1; then echo ready=1; else echo ready=0; fi" }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        output.fields["ready"] == "1" ? [] : [Change("wait up to \(timeout.components.seconds) s", commands: [check])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        let seconds = max(1, Int(timeout.components.seconds))
+        let pause = max(0.1, Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+        let loop = "end=$(($(date +%s) + \(seconds))); until { \(check) ; } >/dev/null 2>&1; do "
+            + "[ $(date +%s) -ge $end ] && { echo 'not ready after \(seconds) s' >&2; exit 1; }; sleep \(pause); done"
+        try await host.run(loop, timeout: timeout + .seconds(30))
+    }
+}

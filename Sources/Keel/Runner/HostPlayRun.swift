@@ -1,0 +1,147 @@
+import KeelSSH
+
+/// One play on one host: probe every step in one round trip, then for each step compute its changes and (unless
+/// checking) apply them, verify convergence and refresh the probes of the steps after it; finally run the
+/// handlers that changed steps named — also when a later step failed, unlike Ansible without `force_handlers`.
+struct HostPlayRun {
+    let play: Play
+    let context: HostContext
+    let session: RunState.Session
+    let isFirstHost: Bool
+    let options: RunOptions
+    let state: RunState
+
+    private var host: String { context.name }
+    private var become: Become? { play.become ? (session.target.become ?? Become()) : nil }
+
+    /// Returns false when the host failed.
+    func run() async -> Bool {
+        let steps: [Step]
+        do {
+            steps = try play.body(context).filter { options.selects(play.tags.union($0.tags)) }
+        } catch {
+            await state.record(report(named: "plan", .failed, error: "\(error)"))
+            await state.markFailed(host)
+            return false
+        }
+        var outputs: [ProbeOutput]
+        do {
+            outputs = try await probe(steps)
+        } catch {
+            await state.record(report(named: "probe", .failed, error: "\(error)"))
+            await state.markFailed(host)
+            return false
+        }
+        var notified: [Handler] = []
+        for index in steps.indices {
+            let step = steps[index]
+            if step.runOnce && !isFirstHost {
+                await state.record(report(named: step.name, .skipped))
+                continue
+            }
+            let start = ContinuousClock.now
+            do {
+                let (changes, fresh) = try await execute(step, index: index, steps: steps, output: outputs[index])
+                if let fresh { outputs.replaceSubrange(index..., with: fresh) }
+                var result = report(named: step.name, changes.isEmpty ? .ok : .changed)
+                result.changes = changes.map(\.summary)
+                result.commands = changes.flatMap(\.commands)
+                if !changes.isEmpty, options.check || options.diff { result.diffs = await diffs(of: changes) }
+                result.seconds = (ContinuousClock.now - start).seconds
+                await state.record(result)
+                if !changes.isEmpty { notified += step.handlers.filter { !notified.contains($0) } }
+            } catch {
+                var result = report(named: step.name, .failed, error: "\(error)")
+                result.seconds = (ContinuousClock.now - start).seconds
+                await state.record(result)
+                await state.markFailed(host)
+                // Changes already made still get their handlers: a config written but never reloaded would
+                // otherwise look converged on the next run.
+                _ = await runHandlers(notified)
+                return false
+            }
+        }
+        return await runHandlers(notified)
+    }
+
+    /// Works out one step's changes and, unless checking, applies them until the step converges.
+    /// - Returns: the changes, and the fresh probe outputs of this step and the ones after it when it changed.
+    private func execute(_ step: Step, index: Int, steps: [Step], output: ProbeOutput) async throws -> ([Change], [ProbeOutput]?) {
+        let changes = try step.resource.changes(from: output, on: context)
+        guard !changes.isEmpty, !options.check else { return (changes, nil) }
+        var attempt = 0
+        while true {
+            do {
+                try await step.resource.apply(changes, on: executor)
+                let fresh = try await probe(Array(steps[index...]))
+                let remaining = try step.resource.changes(from: fresh[0], on: context)
+                if !remaining.isEmpty && !step.resource.alwaysChanges {
+                    throw ResourceError("applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
+                }
+                return (changes, fresh)
+            } catch {
+                attempt += 1
+                guard attempt <= step.retries else { throw error }
+                try await Task.sleep(for: step.retryDelay)
+            }
+        }
+    }
+
+    private func runHandlers(_ handlers: [Handler]) async -> Bool {
+        for handler in handlers {
+            if options.check {
+                await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
+                continue
+            }
+            do {
+                try await executor.run(handler.command)
+                await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
+            } catch {
+                await state.reporter.report(.handler(host: host, name: handler.description, status: .failed, error: "\(error)"))
+                await state.record(report(named: "handler \(handler)", .failed, error: "\(error)"))
+                await state.markFailed(host)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Runs the probes of `steps` in one remote invocation.
+    private func probe(_ steps: [Step]) async throws -> [ProbeOutput] {
+        guard !steps.isEmpty else { return [] }
+        let batch = ProbeBatch(steps.map(\.resource.probe))
+        let result = try await session.transport.run(batch.script, become: become, timeout: .seconds(300))
+        return try batch.split(result.stdoutText)
+    }
+
+    /// Unified diffs of the file contents among `changes`, against what the host has now.
+    private func diffs(of changes: [Change]) async -> [String] {
+        var diffs: [String] = []
+        for content in changes.compactMap(\.content) {
+            if content.isSecret {
+                diffs.append("--- \(content.path): secret contents, not shown\n")
+                continue
+            }
+            let current = try? await session.transport.run("cat \(shellQuote(content.path)) 2>/dev/null", become: become, timeout: .seconds(60))
+            let old = current?.stdout ?? []
+            if old.contains(0) || content.desired.contains(0) {
+                diffs.append("--- \(content.path): binary contents differ\n")
+                continue
+            }
+            diffs.append(UnifiedDiff.make(old: String(decoding: old, as: UTF8.self), new: String(decoding: content.desired, as: UTF8.self), path: content.path))
+        }
+        return diffs
+    }
+
+    private var executor: HostExecutor {
+        let reporter = state.reporter
+        let host = self.host
+        return HostExecutor(context: context, transport: session.transport, become: become) { command, result in
+            reporter.report(.command(host: host, command: command, exitStatus: result.exitStatus, stdout: result.stdoutText, stderr: result.stderrText))
+        }
+    }
+
+    private func report(named name: String, _ status: StepStatus, error: String? = nil) -> StepReport {
+        StepReport(host: host, play: play.name, step: name, status: status, changes: [], commands: [], diffs: [], seconds: 0, error: error)
+    }
+}

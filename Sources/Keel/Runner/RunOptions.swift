@@ -1,0 +1,28 @@
+/// How a run behaves, from the command line.
+public struct RunOptions: Sendable {
+    /// Plan only: probe, compute changes, print them; change nothing.
+    public var check = false
+    /// Show unified diffs of file contents (always shown under `check`).
+    public var diff = false
+    /// Only steps with one of these tags (empty: all).
+    public var tags: Set<String> = []
+    public var skipTags: Set<String> = []
+    /// `--limit`: only these hosts; nil for all.
+    public var limit: String?
+    public var forks = 10
+
+    public init(check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [], limit: String? = nil, forks: Int = 10) {
+        self.check = check
+        self.diff = diff
+        self.tags = tags
+        self.skipTags = skipTags
+        self.limit = limit
+        self.forks = forks
+    }
+
+    /// Whether a step (with the tags of its play) is selected by `--tags` and `--skip-tags`.
+    func selects(_ tags: Set<String>) -> Bool {
+        if !skipTags.isDisjoint(with: tags) { return false }
+        return self.tags.isEmpty || !self.tags.isDisjoint(with: tags)
+    }
+}

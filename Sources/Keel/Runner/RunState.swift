@@ -1,0 +1,84 @@
+/// What a run shares across hosts and plays: one connection and its facts per host, which hosts failed, and
+/// the tallies for the recap.
+actor RunState {
+    struct Session: Sendable {
+        let target: HostTarget
+        let transport: any Transport
+        let facts: Facts
+    }
+
+    private let targets: [String: HostTarget]
+    private let connector: Runner.Connector
+    let reporter: any Reporter
+    private let checkMode: Bool
+    private var sessions: [String: Session] = [:]
+    private var failed: Set<String> = []
+    private var recap = Recap()
+
+    init(targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool) {
+        self.targets = targets
+        self.connector = connector
+        self.reporter = reporter
+        self.checkMode = checkMode
+    }
+
+    /// Lists `hosts` in the recap, in this order, ahead of their first event.
+    func register(_ hosts: [String]) { hosts.forEach(note) }
+
+    /// The hosts of `hosts` that have not failed or been unreachable earlier in the run.
+    func healthy(_ hosts: [String]) -> [String] { hosts.filter { !failed.contains($0) } }
+
+    /// The host's connection, opened (and its facts gathered) on first use; nil when it is unreachable.
+    func session(for host: String) async -> Session? {
+        if let session = sessions[host] { return session }
+        guard let target = targets[host], !failed.contains(host) else { return nil }
+        do {
+            let transport = try await connector(target)
+            let result = try await transport.run(Facts.script, timeout: .seconds(60))
+            let session = Session(target: target, transport: transport, facts: Facts.parse(result.stdoutText))
+            sessions[host] = session
+            return session
+        } catch {
+            markFailed(host, unreachable: true)
+            reporter.report(.unreachable(host: host, error: "\(error)"))
+            return nil
+        }
+    }
+
+    func record(_ report: StepReport) {
+        note(report.host)
+        switch report.status {
+        case .ok: recap.hosts[report.host]?.ok += 1
+        case .changed: recap.hosts[report.host]?.changed += 1
+        case .failed: recap.hosts[report.host]?.failed += 1
+        case .skipped: recap.hosts[report.host]?.skipped += 1
+        }
+        recap.slowest.append(Recap.Timing(host: report.host, step: report.step, seconds: report.seconds))
+        recap.slowest.sort { $0.seconds > $1.seconds }
+        if recap.slowest.count > 5 { recap.slowest.removeLast() }
+        reporter.report(.step(report))
+    }
+
+    func markFailed(_ host: String, unreachable: Bool = false) {
+        failed.insert(host)
+        if unreachable {
+            note(host)
+            recap.hosts[host]?.unreachable += 1
+        }
+    }
+
+    func finish(seconds: Double) async -> Recap {
+        for session in sessions.values { await session.transport.close() }
+        recap.seconds = seconds
+        recap.checkMode = checkMode
+        reporter.report(.finished(recap))
+        return recap
+    }
+
+    private func note(_ host: String) {
+        if recap.hosts[host] == nil {
+            recap.hosts[host] = Recap.Counts()
+            recap.order.append(host)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import KeelSSH
+
+/// Applies a playbook to an inventory's hosts: plays in order; within a play, hosts in parallel (at most
+/// ``RunOptions/forks`` at once, in ``Play/serial`` batches); on each host, steps in order.
+///
+/// Each host gets one connection for the whole run and one round trip for its facts. Per play, the probes of all
+/// its steps go in one round trip; after a step changes something, the remaining steps are probed again (that
+/// probe also verifies the step converged).
+public struct Runner: Sendable {
+    public typealias Connector = @Sendable (HostTarget) async throws -> any Transport
+
+    public let inventory: Inventory
+    public let options: RunOptions
+    let reporter: any Reporter
+    let connector: Connector
+
+    /// A runner that reaches hosts over SSH.
+    public init(inventory: Inventory, options: RunOptions, reporter: any Reporter, connection: ConnectionOptions) {
+        self.init(inventory: inventory, options: options, reporter: reporter) { target in
+            try await SSHConnection.connect(connection.configuration(for: target))
+        }
+    }
+
+    /// A runner that reaches hosts through `connector` (tests pass a fake transport).
+    public init(inventory: Inventory, options: RunOptions, reporter: any Reporter, connector: @escaping Connector) {
+        self.inventory = inventory
+        self.options = options
+        self.reporter = reporter
+        self.connector = connector
+    }
+
+    /// Runs `playbook` and returns the recap (also reported as the last event).
+    /// - Throws: ``InventoryError`` when a host pattern or connection variable is wrong, before any host is touched.
+    public func run(_ playbook: Playbook) async throws(InventoryError) -> Recap {
+        let start = ContinuousClock.now
+        let limited = try options.limit.map { pattern throws(InventoryError) in Set(try inventory.select(pattern)) }
+        var targets: [String: HostTarget] = [:]
+        var playHosts: [[String]] = []
+        for play in playbook.plays {
+            let hosts = try inventory.select(play.hosts).filter { limited?.contains($0) ?? true }
+            for host in hosts where targets[host] == nil { targets[host] = try inventory.target(for: host) }
+            playHosts.append(hosts)
+        }
+        let state = RunState(targets: targets, connector: connector, reporter: reporter, checkMode: options.check)
+        playLoop: for (play, candidates) in zip(playbook.plays, playHosts) {
+            let hosts = await state.healthy(candidates)
+            await state.register(hosts)
+            reporter.report(.playStarted(name: play.name, hosts: hosts))
+            let batchSize = max(1, play.serial ?? hosts.count)
+            for batchStart in stride(from: 0, to: hosts.count, by: batchSize) {
+                let batch = Array(hosts[batchStart..<min(hosts.count, batchStart + batchSize)])
+                let failures = await runBatch(batch, play: play, firstHost: hosts.first, state: state)
+                if play.anyErrorsFatal && failures > 0 { break playLoop }
+            }
+        }
+        return await state.finish(seconds: (ContinuousClock.now - start).seconds)
+    }
+
+    /// Runs `play` on `hosts`, at most `forks` at once; returns how many hosts failed.
+    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, state: RunState) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            var next = 0
+            var failures = 0
+            func startNext() {
+                guard next < hosts.count else { return }
+                let host = hosts[next]
+                next += 1
+                group.addTask {
+                    guard let session = await state.session(for: host) else { return false }
+                    let run = HostPlayRun(
+                        play: play, context: HostContext(name: host, inventory: inventory, facts: session.facts),
+                        session: session, isFirstHost: host == firstHost, options: options, state: state)
+                    return await run.run()
+                }
+            }
+            for _ in 0..<min(options.forks, hosts.count) { startNext() }
+            while let succeeded = await group.next() {
+                if !succeeded { failures += 1 }
+                startNext()
+            }
+            return failures
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

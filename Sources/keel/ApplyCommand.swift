@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Keel
+import Playbooks
+
+struct ApplyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Apply a playbook to the inventory's hosts.",
+        discussion: "Exit status: 0 all done (under --check: nothing to change), 2 under --check: changes pending, 1 a host failed or was unreachable.")
+
+    @OptionGroup var inventoryOptions: InventoryOptions
+    @OptionGroup var connection: ConnectionArguments
+    @OptionGroup var run: RunArguments
+
+    @Argument(help: "The playbook's name (see `keel playbooks`).")
+    var playbook: String
+
+    func run() async throws {
+        guard let playbook = Playbooks.named(playbook) else {
+            throw ValidationError("no playbook named '\(playbook)'; known: \(Playbooks.all.map(\.name).joined(separator: ", "))")
+        }
+        try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection)
+    }
+}
+
+struct PlaybooksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "playbooks", abstract: "List the playbooks keel apply can run.")
+
+    func run() async throws {
+        for playbook in Playbooks.all { Terminal.write("\(playbook.name)\t\(playbook.summary)\n") }
+    }
+}
+
+/// Options every command that applies a playbook shares.
+struct RunArguments: ParsableArguments {
+    @Flag(help: "Show what would change, with diffs, and change nothing (exit 2 when changes are pending).")
+    var check = false
+
+    @Flag(help: "Show unified diffs of changed files during the run.")
+    var diff = false
+
+    @Option(help: "Only steps with these tags (comma-separated).")
+    var tags: String?
+
+    @Option(help: "Skip steps with these tags (comma-separated).")
+    var skipTags: String?
+
+    @Flag(name: .shortAndLong, help: "-v shows remote commands, -vv their output too.")
+    var verbose: Int
+
+    @Option(help: "Also write every event as JSON lines to this file.")
+    var events: String?
+
+    @Option(help: "Where to list failed hosts, for --limit @FILE.")
+    var retryFile = "keel.retry"
+
+    func apply(_ playbook: Playbook, inventoryOptions: InventoryOptions, connection: ConnectionArguments) async throws {
+        let (inventory, _) = try inventoryOptions.load()
+        let options = RunOptions(
+            check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags), limit: inventoryOptions.limit,
+            forks: connection.forks)
+        var reporters: [any Reporter] = [ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)]
+        if let events { reporters.append(try EventLog(path: events)) }
+        let hosts = try targets(of: inventory, inventory.hostNames, knownHosts: connection.knownHosts)
+        let runner = Runner(
+            inventory: inventory, options: options, reporter: Reporters(reporters),
+            connection: try connection.options(for: hosts))
+        let recap: Recap
+        do {
+            recap = try await runner.run(playbook)
+        } catch {
+            throw CLIError(error.description)
+        }
+        if !recap.failedHosts.isEmpty {
+            try recap.failedHosts.joined(separator: "\n").appending("\n").write(toFile: retryFile, atomically: true, encoding: .utf8)
+            Terminal.write("failed hosts written to \(retryFile); retry them with --limit @\(retryFile)\n")
+            throw ExitCode.failure
+        }
+        if check && recap.totalChanged > 0 { throw ExitCode(2) }
+    }
+
+    private static func split(_ list: String?) -> Set<String> {
+        Set((list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+}
