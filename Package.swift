@@ -32,6 +32,6 @@ let package = Package(
         .testTarget(name: "KeelSSHTests", dependencies: ["KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
         .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
-        .target(name: "KeelTestSupport", path: "Tests/KeelTestSupport"),
+        .target(name: "KeelTestSupport", dependencies: ["Keel"], path: "Tests/KeelTestSupport"),
     ]
 )

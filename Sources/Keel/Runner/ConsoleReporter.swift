@@ -8,17 +8,24 @@ public final class ConsoleReporter: Reporter {
 
     private let verbosity: Verbosity
     private let colors: Bool
+    private let write: @Sendable (String) -> Void
     private let lock = Mutex(())
 
-    public init(verbosity: Verbosity = .normal, colors: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil) {
+    /// - Parameter write: where the text goes; standard output by default.
+    public init(
+        verbosity: Verbosity = .normal,
+        colors: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
+    ) {
         self.verbosity = verbosity
         self.colors = colors
+        self.write = write
     }
 
     public func report(_ event: RunEvent) {
         let text = render(event)
         guard !text.isEmpty else { return }
-        lock.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+        lock.withLock { _ in write(text) }
     }
 
     private func render(_ event: RunEvent) -> String {

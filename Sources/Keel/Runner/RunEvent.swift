@@ -37,6 +37,14 @@ public struct Recap: Sendable, Codable {
         public var failed = 0
         public var skipped = 0
         public var unreachable = 0
+
+        public init(ok: Int = 0, changed: Int = 0, failed: Int = 0, skipped: Int = 0, unreachable: Int = 0) {
+            self.ok = ok
+            self.changed = changed
+            self.failed = failed
+            self.skipped = skipped
+            self.unreachable = unreachable
+        }
     }
 
     public struct Timing: Sendable, Codable {

@@ -1,0 +1,36 @@
+import Foundation
+import Keel
+import KeelSSH
+
+/// Runs commands with the local `/bin/sh` and writes uploads to the local disk: a real host for engine tests
+/// that need no network. Resources in such tests point at paths inside a temporary directory.
+public struct LocalTransport: Transport {
+    public init() {}
+
+    public func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int) async throws -> ExecResult {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let inputPath = scratch.appendingPathComponent("in").path
+        let outputPath = scratch.appendingPathComponent("out").path
+        let errorPath = scratch.appendingPathComponent("err").path
+        try Data(input).write(to: URL(fileURLWithPath: inputPath))
+        let wrapped = "exec 2>\(shellQuote(errorPath)); \(command)"
+        let pid = try Shell.spawn("/bin/sh", ["-c", wrapped], stdin: inputPath, output: outputPath)
+        let status = await Task.detached { Shell.wait(pid) }.value
+        return ExecResult(
+            stdout: [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()),
+            stderr: [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()),
+            exitStatus: status)
+    }
+
+    public func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?, timeout: Duration?) async throws {
+        let staging = path + ".keel-staging"
+        guard FileManager.default.createFile(atPath: staging, contents: Data(bytes), attributes: [.posixPermissions: mode]) else {
+            throw ResourceError("cannot write \(staging)")
+        }
+        if rename(staging, path) != 0 { throw ResourceError("cannot rename \(staging) to \(path)") }
+    }
+
+    public func close() async {}
+}

@@ -1,0 +1,69 @@
+import Foundation
+@testable import Keel
+import KeelTestSupport
+import Testing
+
+@Suite("Probe batches, diffs, checksums and facts")
+struct EngineSupportTests {
+    @Test("a batch splits back per probe, with exit statuses, whatever each probe printed")
+    func probeBatch() async throws {
+        let batch = ProbeBatch(["echo one", "printf 'no newline'", "true", "echo x; exit 3", "printf 'a\\n\\n'"])
+        let result = try await LocalTransport().run(batch.script)
+        let outputs = try batch.split(result.stdoutText)
+        #expect(outputs.map(\.text) == ["one", "no newline", "", "x", "a\n"])
+        #expect(outputs.map(\.status) == [0, 0, 0, 3, 0])
+        #expect(throws: ResourceError.self) { try batch.split("one\n") }
+    }
+
+    @Test("SHA-256 matches sha256sum")
+    func sha256() throws {
+        #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(Array("hello\n".utf8)) == "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03")
+        let long = Array(String(repeating: "keel ", count: 1000).utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-sha-\(UUID().uuidString)").path
+        try Data(long).write(to: URL(fileURLWithPath: path))
+        #expect(try Shell.run("/usr/bin/sha256sum", [path]).prefix(64) == SHA256.hex(long).prefix(64))
+    }
+
+    @Test("unified diff shows removed then added lines with context")
+    func unifiedDiff() {
+        let old = (1...10).map { "line \($0)" }.joined(separator: "\n") + "\n"
+        let new = old.replacingOccurrences(of: "line 5\n", with: "line five\n")
+        #expect(UnifiedDiff.make(old: old, new: new, path: "/etc/x") == """
+            --- /etc/x (on host)
+            +++ /etc/x (wanted)
+            @@ -2,7 +2,7 @@
+             line 2
+             line 3
+             line 4
+            -line 5
+            +line five
+             line 6
+             line 7
+             line 8
+
+            """)
+        #expect(UnifiedDiff.make(old: old, new: old, path: "/etc/x").isEmpty)
+    }
+
+    @Test("facts parse from the probe's key=value lines")
+    func facts() {
+        let facts = Facts.parse("""
+            os_id=debian
+            os_version=12
+            os_like=
+            arch=x86_64
+            hostname=h1
+            cpus=2
+            mem_kb=2048000
+            default_if=
+            addr=lo 127.0.0.1/8
+            addr=eth0 10.213.0.11/24
+            systemd=1
+            pm=apt
+            """)
+        #expect(facts.osFamily == "debian" && facts.osVersion == "12" && facts.processors == 2)
+        #expect(facts.memoryMegabytes == 2000 && facts.hasSystemd && facts.packageManager == "apt")
+        #expect(facts.defaultIPv4 == "10.213.0.11")
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+@testable import Keel
+import KeelSSH
+import Testing
+
+/// Each resource's check → changes logic, from recorded probe output; no host needed.
+@Suite("Resources plan from recorded probe output")
+struct ResourceTests {
+    let host = HostContext(name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
+
+    @Test("package: installed is converged, missing ones are installed in one command")
+    func package() throws {
+        let resource = Package("nginx-light", "curl")
+        #expect(try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
+        let changes = try resource.changes(from: ProbeOutput(text: "nginx-light=missing\ncurl=installed"), on: host)
+        #expect(changes.map(\.summary) == ["install nginx-light"])
+        #expect(changes[0].commands[0].contains("apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 nginx-light"))
+        let removal = try Package("telnet", state: .absent).changes(from: ProbeOutput(text: "telnet=installed"), on: host)
+        #expect(removal.map(\.summary) == ["remove telnet"])
+    }
+
+    @Test("service: start, enable and daemon-reload only where needed; a missing unit is an error")
+    func service() throws {
+        let nginx = Service("nginx", state: .started, enabled: true)
+        #expect(try nginx.changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host).isEmpty)
+        let changes = try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=disabled\nreload=yes\nload=loaded"), on: host)
+        #expect(changes.flatMap(\.commands) == ["systemctl daemon-reload", "systemctl enable nginx", "systemctl start nginx"])
+        #expect(throws: ResourceError.self) {
+            try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=\nreload=\nload=not-found"), on: host)
+        }
+        let stopped = try Service("postgresql", state: .stopped, enabled: false)
+            .changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host)
+        #expect(stopped.flatMap(\.commands) == ["systemctl disable postgresql", "systemctl stop postgresql"])
+    }
+
+    @Test("file: same checksum and attributes is converged; each difference is its own change")
+    func file() throws {
+        let file = File("/etc/motd", content: "hello\n", mode: 0o644, owner: "root", group: "root")
+        let sum = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
+        #expect(try file.changes(from: ProbeOutput(text: "kind=file\nmode=644\nowner=root\ngroup=root\nsha256=\(sum)"), on: host).isEmpty)
+        let drifted = try file.changes(from: ProbeOutput(text: "kind=file\nmode=600\nowner=root\ngroup=adm\nsha256=00"), on: host)
+        #expect(drifted.map(\.summary) == ["contents (6 bytes)", "mode 0600 → 0644", "group adm → root"])
+        #expect(drifted[0].content?.desired == Array("hello\n".utf8))
+        let missing = try file.changes(from: ProbeOutput(text: "kind=missing"), on: host)
+        #expect(missing.map(\.summary) == ["create (6 bytes, mode 0644)"])
+        #expect(try File.absent("/etc/motd").changes(from: ProbeOutput(text: "kind=missing"), on: host).isEmpty)
+        #expect(throws: ResourceError.self) { try file.changes(from: ProbeOutput(text: "sha256sum: permission denied"), on: host) }
+    }
+
+    @Test("a secret file is never more open than 0600 and its contents are marked secret")
+    func secretFile() throws {
+        let file = File("/etc/app/token", contents: .secret(Secret("t0ken")), mode: 0o644)
+        #expect(file.mode == 0o600)
+        let changes = try file.changes(from: ProbeOutput(text: "kind=missing"), on: host)
+        #expect(changes.first?.content?.isSecret == true)
+        #expect(!changes.map(\.summary).joined().contains("t0ken"))
+    }
+
+    @Test("directory: created with mode and owner; a file in the way is an error")
+    func directory() throws {
+        let directory = Directory("/srv/data", mode: 0o750, owner: "postgres", group: "postgres")
+        let created = try directory.changes(from: ProbeOutput(text: "kind=missing"), on: host)
+        #expect(created.flatMap(\.commands) == ["mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"])
+        #expect(throws: ResourceError.self) { try directory.changes(from: ProbeOutput(text: "kind=file"), on: host) }
+    }
+
+    @Test("command: a satisfied guard skips it; without a guard it always runs")
+    func command() throws {
+        let guarded = Command("pg_createcluster 15 main", creates: "/etc/postgresql/15/main")
+        #expect(guarded.probe.contains("[ -e /etc/postgresql/15/main ]"))
+        #expect(try guarded.changes(from: ProbeOutput(text: "guard=satisfied"), on: host).isEmpty)
+        #expect(try guarded.changes(from: ProbeOutput(text: "guard=unsatisfied"), on: host).count == 1)
+        #expect(!guarded.alwaysChanges)
+        let unguarded = Command("date")
+        #expect(unguarded.alwaysChanges)
+        #expect(try unguarded.changes(from: ProbeOutput(text: "guard=none"), on: host).count == 1)
+    }
+
+    @Test("line in file: replaces the last matching line, else appends; unchanged when present")
+    func lineInFile() throws {
+        let resource = LineInFile("/etc/environment", line: "EDITOR=vi", matching: "^EDITOR=")
+        #expect(try resource.edited("A=1\nEDITOR=nano\n") == "A=1\nEDITOR=vi\n")
+        #expect(try resource.edited("A=1") == "A=1\nEDITOR=vi\n")
+        #expect(try resource.edited("") == "EDITOR=vi\n")
+        let encoded = Data("A=1\nEDITOR=vi\n".utf8).base64EncodedString()
+        #expect(try resource.changes(from: ProbeOutput(text: "mode=644\ncontent=\(encoded)"), on: host).isEmpty)
+    }
+
+    @Test("sysctl: persisted and live values; a refused value is tolerated when asked")
+    func sysctl() throws {
+        let forward = Sysctl("net.ipv4.ip_nonlocal_bind", "1")
+        #expect(try forward.changes(from: ProbeOutput(text: "live=1\npersisted=net.ipv4.ip_nonlocal_bind = 1"), on: host).isEmpty)
+        #expect(try forward.changes(from: ProbeOutput(text: "live=0\npersisted="), on: host).count == 2)
+        let tolerated = Sysctl("vm.swappiness", "1", tolerateRefusal: true)
+        #expect(try tolerated.changes(from: ProbeOutput(text: "live=60\npersisted=vm.swappiness = 1"), on: host).isEmpty)
+    }
+
+    @Test("user and group: created when missing, corrected when different")
+    func userAndGroup() throws {
+        #expect(try Group("postgres").changes(from: ProbeOutput(text: "exists=0"), on: host).flatMap(\.commands) == ["groupadd --system postgres"])
+        let user = User("postgres", group: "postgres", home: "/var/lib/postgresql")
+        #expect(try user.changes(from: ProbeOutput(text: "home=/var/lib/postgresql\nshell=/bin/bash\ngid=110\ngroup=postgres"), on: host).isEmpty)
+        let created = try user.changes(from: ProbeOutput(text: "missing=1"), on: host).flatMap(\.commands)
+        #expect(created == ["useradd --system --shell /bin/bash --create-home --home-dir /var/lib/postgresql --gid postgres postgres"])
+    }
+
+    @Test("wait-for: ready is converged; otherwise it waits")
+    func waitFor() throws {
+        let wait = WaitFor.port(8008)
+        #expect(try wait.changes(from: ProbeOutput(text: "ready=1"), on: host).isEmpty)
+        #expect(try wait.changes(from: ProbeOutput(text: "ready=0"), on: host).count == 1)
+    }
+}

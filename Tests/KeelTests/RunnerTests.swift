@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import Keel
+import KeelSSH
+import KeelTestSupport
+import Testing
+
+/// The engine end to end on the local machine: real `/bin/sh`, real files in a temporary directory.
+@Suite("Runner: plan, apply, converge, handlers")
+struct RunnerTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("keel-runner-\(UUID().uuidString)").path
+    let inventory = try! InventoryFixture(["hosts.ini": "[web]\nalpha\nbeta\n[all:vars]\ngreeting=hello\n"]).load("hosts.ini")
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    /// A playbook writing per-host files under `root`; handlers append their name to a log.
+    func playbook(content: String = "v1") -> Playbook {
+        let root = root
+        return Playbook("test", summary: "files") {
+            Play("files", on: "all") { host in
+                Directory("\(root)/\(host.name)", owner: nil, group: nil)
+                File("\(root)/\(host.name)/app.conf", content: "\(content) \(host.name)\n", owner: nil, group: nil)
+                    .onChange(.run(name: "reload app", command: "echo reload >> \(root)/\(host.name)/handlers.log"))
+                File("\(root)/\(host.name)/other.conf", content: "static\n", owner: nil, group: nil)
+                    .onChange(.run(name: "restart other", command: "echo restart >> \(root)/\(host.name)/handlers.log"))
+                    .onChange(.run(name: "reload app", command: "echo reload >> \(root)/\(host.name)/handlers.log"))
+                    .tags("other")
+            }
+        }
+    }
+
+    func run(_ playbook: Playbook, _ options: RunOptions = RunOptions()) async throws -> (Recap, CollectingReporter) {
+        let reporter = CollectingReporter()
+        let runner = Runner(inventory: inventory, options: options, reporter: reporter) { _ in LocalTransport() }
+        return (try await runner.run(playbook), reporter)
+    }
+
+    func read(_ path: String) -> String? { try? String(contentsOfFile: "\(root)/\(path)", encoding: .utf8) }
+
+    @Test("first run changes, second run changes nothing; handlers run once each, in order of first notice")
+    func idempotent() async throws {
+        let (first, firstEvents) = try await run(playbook())
+        #expect(first.hosts["alpha"] == Recap.Counts(ok: 0, changed: 3))
+        #expect(read("alpha/app.conf") == "v1 alpha\n")
+        #expect(firstEvents.handlers(on: "alpha") == ["reload app", "restart other"])
+        #expect(read("alpha/handlers.log") == "reload\nrestart\n")
+
+        let (second, secondEvents) = try await run(playbook())
+        #expect(second.totalChanged == 0)
+        #expect(second.hosts["beta"] == Recap.Counts(ok: 3))
+        #expect(secondEvents.handlers(on: "alpha").isEmpty)
+    }
+
+    @Test("a file edited by hand: exactly that step and its handler change, on that host only")
+    func drift() async throws {
+        _ = try await run(playbook())
+        try "tampered\n".write(toFile: "\(root)/beta/app.conf", atomically: true, encoding: .utf8)
+        let (recap, events) = try await run(playbook())
+        #expect(events.changed == ["beta: file \(root)/beta/app.conf"])
+        #expect(events.handlers(on: "beta") == ["reload app"])
+        #expect(events.handlers(on: "alpha").isEmpty)
+        #expect(recap.hosts["alpha"]?.changed == 0)
+    }
+
+    @Test("--check reports the diff and the would-be handler, changes nothing, and the recap says so")
+    func checkMode() async throws {
+        _ = try await run(playbook())
+        let (recap, events) = try await run(playbook(content: "v2"), RunOptions(check: true))
+        #expect(recap.checkMode && recap.totalChanged == 2)
+        let step = try #require(events.steps.first { $0.host == "alpha" && $0.status == .changed })
+        #expect(step.diffs.first?.contains("-v1 alpha\n+v2 alpha\n") == true)
+        #expect(events.handlers(on: "alpha") == ["reload app"])
+        #expect(read("alpha/app.conf") == "v1 alpha\n")
+        #expect(read("alpha/handlers.log") == "reload\nrestart\n")
+    }
+
+    @Test("--tags and --skip-tags select steps")
+    func tags() async throws {
+        _ = try await run(playbook())
+        let (only, onlyEvents) = try await run(playbook(content: "v2"), RunOptions(tags: ["other"]))
+        #expect(onlyEvents.steps.filter { $0.host == "alpha" }.map(\.step) == ["file \(root)/alpha/other.conf"])
+        #expect(only.totalChanged == 0 && read("alpha/app.conf") == "v1 alpha\n")
+        let (skipped, skippedEvents) = try await run(playbook(content: "v2"), RunOptions(skipTags: ["other"]))
+        #expect(skippedEvents.steps.filter { $0.host == "alpha" }.count == 2)
+        #expect(skipped.hosts["alpha"]?.changed == 1 && read("alpha/app.conf") == "v2 alpha\n")
+    }
+
+    @Test("a failing step fails its host, still runs the handlers of changes already made, and names the command")
+    func failure() async throws {
+        let root = root
+        let failing = Playbook("failing", summary: "") {
+            Play("break", on: "alpha") { _ in
+                File("\(root)/first.conf", content: "x\n", owner: nil, group: nil)
+                    .onChange(.run(name: "note", command: "echo ran > \(root)/note"))
+                Command("echo boom >&2; exit 7")
+                File("\(root)/never.conf", content: "x\n", owner: nil, group: nil)
+            }
+            Play("after", on: "all") { _ in
+                File("\(root)/after.conf", content: "x\n", owner: nil, group: nil)
+            }
+        }
+        let (recap, events) = try await run(failing)
+        #expect(recap.failedHosts == ["alpha"])
+        let failed = try #require(events.steps.first { $0.status == .failed })
+        #expect(failed.error == "`echo boom >&2; exit 7` exited 7: boom")
+        #expect(read("never.conf") == nil)
+        #expect(read("note") == "ran\n")
+        #expect(!events.steps.contains { $0.host == "alpha" && $0.play == "after" })
+        #expect(events.steps.contains { $0.host == "beta" && $0.play == "after" && $0.status == .changed })
+    }
+
+    @Test("the step builder flattens roles, if and for; modifiers carry over")
+    func builder() throws {
+        struct Base: Role {
+            let host: HostContext
+            var steps: [Step] {
+                Directory("/srv/\(host.name)")
+                if host.isMember(of: "web") { Package("nginx-light").tags("web") }
+            }
+        }
+        let play = Play("p", on: "all") { host in
+            Base(host: host)
+            for index in 1...2 { File("/srv/\(index)", content: "\(index)") }
+            if host.name == "nobody" { Package("never") } else { Command("true", creates: "/x").retries(2).runOnce() }
+        }
+        let steps = try play.body(HostContext(name: "alpha", inventory: inventory, facts: Facts()))
+        #expect(steps.map(\.name) == ["directory /srv/alpha", "package nginx-light", "file /srv/1", "file /srv/2", "command true"])
+        #expect(steps[1].tags == ["web"])
+        #expect(steps[4].retries == 2 && steps[4].runOnce)
+    }
+
+    @Test("the plan renders per host, with diffs and a check-mode recap")
+    func planRendering() async throws {
+        _ = try await run(playbook())
+        let text = Mutex("")
+        let console = ConsoleReporter(colors: false) { chunk in text.withLock { $0 += chunk } }
+        let runner = Runner(inventory: inventory, options: RunOptions(check: true), reporter: console) { _ in LocalTransport() }
+        _ = try await runner.run(playbook(content: "v2"))
+        let output = text.withLock { $0 }
+        #expect(output.contains("alpha | changed | file \(root)/alpha/app.conf\n      - contents (9 bytes)\n"))
+        #expect(output.contains("        -v1 alpha\n        +v2 alpha\n"))
+        #expect(output.contains("alpha | changed | handler reload app"))
+        #expect(output.contains("PLAN RECAP (--check: nothing was changed)"))
+        #expect(output.contains("alpha : ok=2 would change=1 failed=0 skipped=0 unreachable=0"))
+    }
+}
