@@ -13,6 +13,38 @@ struct LabTests {
         #expect(result.output.contains("5 of 5 hosts answered"))
     }
 
+    @Test("the web-demo playbook: changes, then none; a hand edit is planned with its diff, then fixed with its handler")
+    func webDemo() throws {
+        let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString)").path
+        let apply = ["apply", "-i", inventory, "--limit", "h1:h2:h3", "web-demo", "--events", events]
+        let first = try KeelBinary.run(apply)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 >= 4 })
+        let page = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h1", "--", "curl -s http://10.213.0.12:8080/"])
+        #expect(page.output.contains("<title>h2</title>"), "\(page.output)")
+
+        let second = try KeelBinary.run(apply)
+        #expect(second.status == 0, "\(second.output)")
+        let noop = try EventStream(path: events)
+        #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0])
+        #expect(noop.handlers.isEmpty)
+
+        let config = "/etc/nginx/sites-enabled/keel.conf"
+        let before = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", "sed -i 's/index index.html;/index index.htm;/' \(config) && sha256sum \(config)"])
+        let check = try KeelBinary.run(apply + ["--check"])
+        #expect(check.status == 2, "\(check.output)")
+        #expect(check.output.contains("-    index index.htm;\n        +    index index.html;"), "\(check.output)")
+        #expect(try EventStream(path: events).changedSteps == ["h2: template \(config)"])
+        let after = try KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", "sha256sum \(config)"])
+        #expect(before.output.split(separator: "\n").dropFirst().first == after.output.split(separator: "\n").dropFirst().first)
+
+        let fix = try KeelBinary.run(apply)
+        #expect(fix.status == 0, "\(fix.output)")
+        let fixed = try EventStream(path: events)
+        #expect(fixed.changedSteps == ["h2: template \(config)"])
+        #expect(fixed.handlers == ["h2: restart nginx"])
+    }
+
     @Test("lab hosts have no route out: only the bridge is reachable")
     func isolated() throws {
         let routes = try KeelBinary.run(["exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok"])
