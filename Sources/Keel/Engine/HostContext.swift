@@ -7,11 +7,15 @@ public struct HostContext: Sendable {
     /// Typed access to the host's resolved variables.
     public let variables: VariableReader
 
+    /// Variables, facts and inventory structure as template values, built once per host and play.
+    let templateValues: TemplateValues
+
     public init(name: String, inventory: Inventory, facts: Facts) {
         self.name = name
         self.inventory = inventory
         self.facts = facts
         self.variables = VariableReader(host: name, variables: inventory.variables(for: name))
+        self.templateValues = TemplateValues(host: name, inventory: inventory, variables: variables.variables, facts: facts)
     }
 
     /// The groups the host belongs to.

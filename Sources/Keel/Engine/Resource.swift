@@ -34,10 +34,14 @@ public protocol Resource: Sendable {
     /// Whether a change means the same thing happened again on purpose (commands without guards): the engine
     /// then does not require a second probe to come back converged.
     var alwaysChanges: Bool { get }
+    /// Whether applying may change what other resources' probes see (installing a package adds files, units and
+    /// users). The engine then probes the later steps again; otherwise it only verifies this one.
+    var affectsOtherResources: Bool { get }
 }
 
 extension Resource {
     public var alwaysChanges: Bool { false }
+    public var affectsOtherResources: Bool { false }
 }
 
 /// What one resource's probe printed.

@@ -34,6 +34,11 @@ public struct Inventory: Sendable {
     /// Variables from `host_vars/`, by host.
     let hostVariableFiles: [String: [String: Variable]]
 
+    /// Group names, `all` first, then by depth below `all` and by name.
+    public let groupNames: [String]
+    /// Each group's hosts, its descendants' included, in inventory order.
+    private let members: [String: [String]]
+
     init(
         path: String, hostNames: [String], hosts: [String: Host], groups: [String: Group],
         groupVariableFiles: [String: [String: Variable]], hostVariableFiles: [String: [String: Variable]]
@@ -44,11 +49,9 @@ public struct Inventory: Sendable {
         self.groups = groups
         self.groupVariableFiles = groupVariableFiles
         self.hostVariableFiles = hostVariableFiles
-    }
-
-    /// Group names, `all` first, then by depth below `all` and by name.
-    public var groupNames: [String] {
-        groups.keys.sorted { (depth(of: $0), $0) < (depth(of: $1), $1) }
+        let depths = Dictionary(uniqueKeysWithValues: groups.keys.map { ($0, Self.depth(of: $0, in: groups)) })
+        groupNames = groups.keys.sorted { (depths[$0]!, $0) < (depths[$1]!, $1) }
+        members = Dictionary(uniqueKeysWithValues: groups.keys.map { ($0, Self.members(of: $0, in: groups, hostNames: hostNames)) })
     }
 
     /// Every group `host` belongs to, directly or through a parent, ordered as variables resolve (`all` first).
@@ -57,17 +60,19 @@ public struct Inventory: Sendable {
     }
 
     /// The hosts of `group` and of all its descendants, in inventory order.
-    public func hostNames(in group: String) -> [String] {
+    public func hostNames(in group: String) -> [String] { members[group] ?? [] }
+
+    private static func members(of group: String, in groups: [String: Group], hostNames: [String]) -> [String] {
         if group == "all" { return hostNames }
-        var members = Set<String>()
+        var found = Set<String>()
         var pending = [group]
         var seen = Set<String>()
         while let name = pending.popLast() {
             guard seen.insert(name).inserted, let current = groups[name] else { continue }
-            members.formUnion(current.hosts)
+            found.formUnion(current.hosts)
             pending.append(contentsOf: current.children)
         }
-        return hostNames.filter(members.contains)
+        return hostNames.filter(found.contains)
     }
 
     /// The variables `host` sees, resolved in Ansible's order.
@@ -88,7 +93,7 @@ public struct Inventory: Sendable {
     }
 
     /// The longest path from `all` to `group`.
-    private func depth(of group: String) -> Int {
+    private static func depth(of group: String, in groups: [String: Group]) -> Int {
         if group == "all" { return 0 }
         var best = 1
         var seen = Set<String>()

@@ -27,6 +27,7 @@ public struct Command: Resource {
     }
 
     public var alwaysChanges: Bool { creates == nil && unless == nil }
+    public var affectsOtherResources: Bool { true }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         output.fields["guard"] == "satisfied" ? [] : [Change("run", commands: [command])]

@@ -14,7 +14,7 @@ struct FileAttributes: Equatable {
     /// A probe printing the attributes of `path` as `key=value` lines (with the checksum when `checksum`).
     static func probe(_ path: String, checksum: Bool) -> String {
         let quoted = shellQuote(path)
-        let sum = checksum ? "; echo \"sha256=$(sha256sum < \(quoted) | cut -d' ' -f1)\"" : ""
+        let sum = checksum ? "; printf sha256=; sha256sum < \(quoted)" : ""
         return """
             if [ -L \(quoted) ] || { [ -e \(quoted) ] && [ ! -f \(quoted) ] && [ ! -d \(quoted) ]; }; then echo kind=other; \
             elif [ -f \(quoted) ]; then echo kind=file; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted)\(sum); \
@@ -38,7 +38,7 @@ struct FileAttributes: Equatable {
         }
         self.init(
             kind: kind, mode: fields["mode"].flatMap { UInt32($0, radix: 8) }, owner: fields["owner"],
-            group: fields["group"], sha256: fields["sha256"])
+            group: fields["group"], sha256: fields["sha256"].map { String($0.prefix(64)) })
     }
 
     /// Changes to mode, owner and group of an existing path, with the commands that make them.

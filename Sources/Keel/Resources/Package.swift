@@ -18,6 +18,7 @@ public struct Package: Resource {
     }
 
     public var description: String { "package \(names.joined(separator: " "))" }
+    public var affectsOtherResources: Bool { true }
 
     /// Prints one `name=installed|missing` line per package.
     public var probe: String {

@@ -43,7 +43,7 @@ public struct Template: Resource {
 
     /// The rendered text for `host`.
     public func render(for host: HostContext) throws -> String {
-        var context = host.templateContext
+        var context = host.templateValues.context
         for (key, value) in values { context[key] = value.stencilValue }
         return try library.render(name, context: context)
     }
@@ -68,17 +68,19 @@ public enum TemplateValue: Sendable {
     }
 }
 
-extension HostContext {
-    /// Variables, facts and inventory structure as Stencil values.
-    var templateContext: [String: Any] {
-        var context = variables.variables.mapValues { $0.value.stencilValue }
+/// A host's template context (Stencil takes `[String: Any]`, which is not `Sendable`; it is never mutated).
+struct TemplateValues: @unchecked Sendable {
+    let context: [String: Any]
+
+    init(host: String, inventory: Inventory, variables: [String: Variable], facts: Facts) {
+        var context = variables.mapValues { $0.value.stencilValue }
         context["facts"] = facts.templateValue
-        context["inventory_hostname"] = name
+        context["inventory_hostname"] = host
         context["groups"] = Dictionary(uniqueKeysWithValues: inventory.groupNames.map { ($0, inventory.hostNames(in: $0)) })
-        context["hostvars"] = Dictionary(uniqueKeysWithValues: inventory.hostNames.map { host in
-            (host, inventory.variables(for: host).mapValues { $0.value.stencilValue })
+        context["hostvars"] = Dictionary(uniqueKeysWithValues: inventory.hostNames.map { name in
+            (name, inventory.variables(for: name).mapValues { $0.value.stencilValue })
         })
-        return context
+        self.context = context
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Stencil
+import Synchronization
 
 /// Finds config templates (in the project's `templates/`) and renders them with Stencil, strictly: a variable
 /// that is not defined is an error naming the template and line, never an empty string.
@@ -28,42 +29,60 @@ public struct TemplateLibrary: Sendable {
     /// - Throws: ``TemplateError`` for a missing template, a syntax error or an undefined variable.
     public func render(_ name: String, context: [String: Any]) throws -> String {
         let path = (directory as NSString).appendingPathComponent(name)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw TemplateError(location: path, message: "template not found (templates are read from \(directory))")
+        let template = try Self.load(path, directory: directory)
+        for (root, line) in template.requiredNames where context[root] == nil {
+            throw TemplateError(
+                location: "\(path):\(line)",
+                message: "variable '\(root)' is not defined for this host; set it in the inventory or group_vars")
         }
-        try checkVariables(text, path: path, context: context)
         let environment = Environment(trimBehaviour: .smart)
         do {
-            return try environment.renderTemplate(string: text, context: context)
+            return try environment.renderTemplate(string: template.text, context: context)
         } catch let error as TemplateSyntaxError {
             let line = error.token.map { Int($0.sourceMap.location.lineNumber) }
             throw TemplateError(location: line.map { "\(path):\($0)" } ?? path, message: error.reason)
         }
     }
 
-    /// Stencil renders undefined variables as empty strings; check every `{{ … }}` and `{% for … in … %}`
-    /// before rendering so that a typo cannot produce a silently broken config.
-    private func checkVariables(_ text: String, path: String, context: [String: Any]) throws {
-        var loopNames: Set<String> = ["forloop"]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            for block in Self.matches(#"\{%-?\s*for\s+([\w\s,]+?)\s+in\s+([^\s%]+)"#, in: String(line)) {
-                block[0].split(separator: ",").forEach { loopNames.insert($0.trimmingCharacters(in: .whitespaces)) }
-                try require(block[1], line: index + 1)
-            }
-            for expression in Self.matches(#"\{\{-?\s*(.+?)\s*-?\}\}"#, in: String(line)) where !expression[0].contains("|default") {
-                try require(expression[0], line: index + 1)
-            }
+    /// A template's text and the variables it needs, read once per run.
+    private struct Loaded: Sendable {
+        let text: String
+        /// Root variable names used in `{{ … }}` without a default, and in `{% for … in … %}`, with their lines.
+        let requiredNames: [(String, Int)]
+    }
+
+    private static let cache = Mutex<[String: Loaded]>([:])
+
+    private static func load(_ path: String, directory: String) throws -> Loaded {
+        if let loaded = cache.withLock({ $0[path] }) { return loaded }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw TemplateError(location: path, message: "template not found (templates are read from \(directory))")
         }
-        func require(_ expression: String, line: Int) throws {
+        let loaded = Loaded(text: text, requiredNames: requiredNames(in: text))
+        cache.withLock { $0[path] = loaded }
+        return loaded
+    }
+
+    /// Stencil renders undefined variables as empty strings; these names are checked before rendering so that a
+    /// typo cannot produce a silently broken config.
+    private static func requiredNames(in text: String) -> [(String, Int)] {
+        var loopNames: Set<String> = ["forloop", "true", "false"]
+        var required: [(String, Int)] = []
+        func require(_ expression: String, line: Int) {
             let root = String(expression.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
-            guard !root.isEmpty, !(root.first?.isNumber ?? false), !expression.hasPrefix("\""), !expression.hasPrefix("'") else { return }
-            if loopNames.contains(root) || ["true", "false"].contains(root) { return }
-            guard context[root] != nil else {
-                throw TemplateError(
-                    location: "\(path):\(line)",
-                    message: "variable '\(root)' is not defined for this host; set it in the inventory or group_vars")
+            guard !root.isEmpty, !(root.first?.isNumber ?? false), !loopNames.contains(root) else { return }
+            required.append((root, line))
+        }
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for block in matches(#"\{%-?\s*for\s+([\w\s,]+?)\s+in\s+([^\s%]+)"#, in: String(line)) {
+                block[0].split(separator: ",").forEach { loopNames.insert($0.trimmingCharacters(in: .whitespaces)) }
+                require(block[1], line: index + 1)
+            }
+            for expression in matches(#"\{\{-?\s*(.+?)\s*-?\}\}"#, in: String(line)) where !expression[0].contains("|default") {
+                require(expression[0], line: index + 1)
             }
         }
+        return required
     }
 
     private static func matches(_ pattern: String, in text: String) -> [[String]] {

@@ -11,6 +11,7 @@ public struct Group: Resource {
     }
 
     public var description: String { "group \(name)" }
+    public var affectsOtherResources: Bool { true }
     public var probe: String { "getent group \(shellQuote(name)) >/dev/null && echo exists=1 || echo exists=0" }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
@@ -39,6 +40,7 @@ public struct User: Resource {
     }
 
     public var description: String { "user \(name)" }
+    public var affectsOtherResources: Bool { true }
 
     public var probe: String {
         "entry=$(getent passwd \(shellQuote(name))) && { echo \"$entry\" | awk -F: '{print \"home=\" $6; print \"shell=\" $7; print \"gid=\" $4}'; echo \"group=$(id -gn \(shellQuote(name)))\"; } || echo missing=1"

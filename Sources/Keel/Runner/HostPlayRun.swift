@@ -1,7 +1,8 @@
 import KeelSSH
 
 /// One play on one host: probe every step in one round trip, then for each step compute its changes and (unless
-/// checking) apply them, verify convergence and refresh the probes of the steps after it; finally run the
+/// checking) apply them and verify convergence (refreshing the later steps' probes too when the step may have
+/// changed what they see); finally run the
 /// handlers that changed steps named — also when a later step failed, unlike Ansible without `force_handlers`.
 struct HostPlayRun {
     let play: Play
@@ -42,7 +43,7 @@ struct HostPlayRun {
             let start = ContinuousClock.now
             do {
                 let (changes, fresh) = try await execute(step, index: index, steps: steps, output: outputs[index])
-                if let fresh { outputs.replaceSubrange(index..., with: fresh) }
+                if let fresh { outputs.replaceSubrange(index..<index + fresh.count, with: fresh) }
                 var result = report(named: step.name, changes.isEmpty ? .ok : .changed)
                 result.changes = changes.map(\.summary)
                 result.commands = changes.flatMap(\.commands)
@@ -65,7 +66,8 @@ struct HostPlayRun {
     }
 
     /// Works out one step's changes and, unless checking, applies them until the step converges.
-    /// - Returns: the changes, and the fresh probe outputs of this step and the ones after it when it changed.
+    /// - Returns: the changes, and the fresh probe outputs of this step (and of the ones after it, when applying it
+    ///   may have changed what they see).
     private func execute(_ step: Step, index: Int, steps: [Step], output: ProbeOutput) async throws -> ([Change], [ProbeOutput]?) {
         let changes = try step.resource.changes(from: output, on: context)
         guard !changes.isEmpty, !options.check else { return (changes, nil) }
@@ -73,7 +75,7 @@ struct HostPlayRun {
         while true {
             do {
                 try await step.resource.apply(changes, on: executor)
-                let fresh = try await probe(Array(steps[index...]))
+                let fresh = try await probe(Array(step.resource.affectsOtherResources ? steps[index...] : steps[index...index]))
                 let remaining = try step.resource.changes(from: fresh[0], on: context)
                 if !remaining.isEmpty && !step.resource.alwaysChanges {
                     throw ResourceError("applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
@@ -110,7 +112,8 @@ struct HostPlayRun {
     private func probe(_ steps: [Step]) async throws -> [ProbeOutput] {
         guard !steps.isEmpty else { return [] }
         let batch = ProbeBatch(steps.map(\.resource.probe))
-        let result = try await session.transport.run(batch.script, become: become, timeout: .seconds(300))
+        // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
+        let result = try await session.transport.run("/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))
         return try batch.split(result.stdoutText)
     }
 
