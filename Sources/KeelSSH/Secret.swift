@@ -4,7 +4,10 @@
 public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     private let value: String
 
-    public init(_ value: String) { self.value = value }
+    public init(_ value: String) {
+        self.value = value
+        SecretRegistry.remember(value)
+    }
 
     /// The secret text. Call it only where the value is handed to its consumer.
     public func reveal() -> String { value }

@@ -145,4 +145,55 @@ struct RunnerTests {
         #expect(output.contains("PLAN RECAP (--check: nothing was changed)"))
         #expect(output.contains("alpha : ok=2 would change=1 failed=0 skipped=0 unreachable=0"))
     }
+
+    @Test("serial batches run one host at a time; any_errors_fatal stops the run at the first failure")
+    func serialAndFatal() async throws {
+        let root = root
+        let rolling = Playbook("rolling", summary: "") {
+            Play("rolling", on: "all", serial: 1, anyErrorsFatal: true) { host in
+                Command("date +%s%N >> \(root)/order; echo \(host.name) >> \(root)/order; test \(host.name) != alpha")
+            }
+            Play("never", on: "all") { _ in File("\(root)/never", content: "x", owner: nil, group: nil) }
+        }
+        let (recap, _) = try await run(rolling)
+        #expect(recap.failedHosts == ["alpha"])
+        #expect(read("order")?.contains("beta") == false)
+        #expect(read("never") == nil)
+    }
+
+    @Test("retries repeat a failing step until it succeeds; run-once steps run on the first host only")
+    func retriesAndRunOnce() async throws {
+        let root = root
+        let flaky = Playbook("flaky", summary: "") {
+            Play("flaky", on: "all") { host in
+                Command("echo x >> \(root)/\(host.name).tries; [ $(wc -l < \(root)/\(host.name).tries) -ge 3 ] && touch \(root)/\(host.name).done", creates: "\(root)/\(host.name).done")
+                    .retries(3, delay: .milliseconds(10))
+                Command("echo \(host.name) >> \(root)/once", creates: "\(root)/once").runOnce()
+            }
+        }
+        let (recap, events) = try await run(flaky)
+        #expect(recap.failedHosts.isEmpty)
+        #expect(read("alpha.tries") == "x\nx\nx\n")
+        #expect(read("once") == "alpha\n")
+        #expect(events.steps.contains { $0.host == "beta" && $0.status == .skipped })
+    }
+
+    @Test("a secret never reaches the report, even when a command prints it")
+    func secretsMasked() async throws {
+        let token = Secret("s3cr3t-token-value")
+        let root = root
+        let leaky = Playbook("leaky", summary: "") {
+            Play("leaky", on: "alpha") { _ in
+                Command("echo \(token.reveal()) >&2; exit 1")
+                File("\(root)/token", contents: .secret(token), owner: nil, group: nil)
+            }
+        }
+        let text = Mutex("")
+        let console = ConsoleReporter(verbosity: .output, colors: false) { chunk in text.withLock { $0 += chunk } }
+        let runner = Runner(inventory: inventory, options: RunOptions(), reporter: console) { _ in LocalTransport() }
+        _ = try await runner.run(leaky)
+        let output = text.withLock { $0 }
+        #expect(output.contains("exited 1: ***"))
+        #expect(!output.contains("s3cr3t-token-value"))
+    }
 }

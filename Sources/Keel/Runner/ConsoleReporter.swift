@@ -1,4 +1,5 @@
 import Foundation
+import KeelSSH
 import Synchronization
 
 /// Live, human-readable progress: a line per step per host as it finishes (with colours on a terminal, plain
@@ -23,7 +24,7 @@ public final class ConsoleReporter: Reporter {
     }
 
     public func report(_ event: RunEvent) {
-        let text = render(event)
+        let text = SecretRegistry.mask(render(event))
         guard !text.isEmpty else { return }
         lock.withLock { _ in write(text) }
     }

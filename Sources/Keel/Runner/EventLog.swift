@@ -1,4 +1,5 @@
 import Foundation
+import KeelSSH
 import Synchronization
 
 /// Writes every event as one JSON object per line (`--events FILE`), for CI and other tools.
@@ -17,7 +18,8 @@ public final class EventLog: Reporter {
         guard var object = Self.object(event) else { return }
         object["time"] = ISO8601DateFormatter().string(from: Date())
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        lock.withLock { _ in handle.write(data + Data("\n".utf8)) }
+        let line = SecretRegistry.mask(String(decoding: data, as: UTF8.self)) + "\n"
+        lock.withLock { _ in handle.write(Data(line.utf8)) }
     }
 
     private static func object(_ event: RunEvent) -> [String: Any]? {

@@ -1,0 +1,147 @@
+import KeelSSH
+
+/// How Keel reaches a PostgreSQL server on the host: `psql` as the OS user `postgres` over the local socket.
+public struct PostgresConnection: Sendable, Hashable {
+    public var port: Int
+    public var database: String
+
+    public init(port: Int = 5432, database: String = "postgres") {
+        self.port = port
+        self.database = database
+    }
+
+    /// A command running `psql` with the SQL on standard input (so values never appear in argv).
+    func psql(database: String? = nil) -> String {
+        "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
+    }
+
+    /// A probe snippet: `sql` through psql, with a marker line when the server does not answer.
+    func probe(_ sql: String, database: String? = nil) -> String {
+        "\(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'\n\(sql)\nKEEL_SQL"
+    }
+}
+
+/// SQL quoting: identifiers in double quotes, literals in single quotes, each with its quote doubled.
+enum SQL {
+    static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+}
+
+/// A PostgreSQL role with its login, superuser and replication attributes and, optionally, a password.
+///
+/// The password is compared with the stored SCRAM verifier, and set as a verifier computed by Keel: the plain
+/// text reaches neither the server nor any command line.
+public struct PostgresRole: Resource {
+    public var name: String
+    public var password: Secret?
+    public var login: Bool
+    public var superuser: Bool
+    public var replication: Bool
+    public var connection: PostgresConnection
+
+    public init(_ name: String, password: Secret? = nil, login: Bool = true, superuser: Bool = false, replication: Bool = false, connection: PostgresConnection = PostgresConnection()) {
+        self.name = name
+        self.password = password
+        self.login = login
+        self.superuser = superuser
+        self.replication = replication
+        self.connection = connection
+    }
+
+    public var description: String { "postgres role \(name)" }
+
+    public var probe: String {
+        connection.probe("SELECT 'found', rolcanlogin, rolsuper, rolreplication, coalesce(rolpassword, '') FROM pg_authid WHERE rolname = \(SQL.literal(name));")
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        if output.text.contains("@@unreachable") {
+            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name)")
+        }
+        let attributes = "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
+        let fields = output.text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard fields.first == "found", fields.count == 5 else {
+            return [Change("create", commands: ["CREATE ROLE \(SQL.identifier(name)) \(attributes)\(password == nil ? "" : " PASSWORD '…'")"])]
+        }
+        var changes: [Change] = []
+        if fields[1] != (login ? "t" : "f") || fields[2] != (superuser ? "t" : "f") || fields[3] != (replication ? "t" : "f") {
+            changes.append(Change("attributes → \(attributes)", commands: ["ALTER ROLE \(SQL.identifier(name)) \(attributes)"]))
+        }
+        if let password, !SCRAM.matches(fields[4], password: password.reveal()) {
+            changes.append(Change("password", commands: ["ALTER ROLE \(SQL.identifier(name)) PASSWORD '…'"]))
+        }
+        return changes
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        let verifier = password.map { " PASSWORD " + SQL.literal(SCRAM.verifier(for: $0.reveal())) } ?? ""
+        let sql = changes.flatMap(\.commands).map { $0.replacingOccurrences(of: " PASSWORD '…'", with: verifier) + ";" }
+        try await host.run(connection.psql(), input: Array(sql.joined(separator: "\n").utf8))
+    }
+}
+
+/// A PostgreSQL database with its owner.
+public struct PostgresDatabase: Resource {
+    public var name: String
+    public var owner: String
+    public var connection: PostgresConnection
+
+    public init(_ name: String, owner: String = "postgres", connection: PostgresConnection = PostgresConnection()) {
+        self.name = name
+        self.owner = owner
+        self.connection = connection
+    }
+
+    public var description: String { "postgres database \(name)" }
+
+    public var probe: String {
+        connection.probe("SELECT 'found', pg_get_userbyid(datdba) FROM pg_database WHERE datname = \(SQL.literal(name));")
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        if output.text.contains("@@unreachable") {
+            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name)")
+        }
+        let fields = output.text.split(separator: "|").map(String.init)
+        guard fields.first == "found" else {
+            return [Change("create", commands: ["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"])]
+        }
+        return fields.count == 2 && fields[1] == owner ? [] : [Change("owner → \(owner)", commands: ["ALTER DATABASE \(SQL.identifier(name)) OWNER TO \(SQL.identifier(owner))"])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        for command in changes.flatMap(\.commands) { try await host.run(connection.psql(), input: Array((command + ";").utf8)) }
+    }
+}
+
+/// A PostgreSQL extension created in a database.
+public struct PostgresExtension: Resource {
+    public var name: String
+    public var database: String
+    public var connection: PostgresConnection
+
+    public init(_ name: String, database: String, connection: PostgresConnection = PostgresConnection()) {
+        self.name = name
+        self.database = database
+        self.connection = connection
+    }
+
+    public var description: String { "postgres extension \(name) in \(database)" }
+
+    public var probe: String {
+        connection.probe("SELECT 'found' FROM pg_extension WHERE extname = \(SQL.literal(name));", database: database)
+    }
+
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        if output.text.contains("@@unreachable") {
+            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name), or database \(database) is missing")
+        }
+        return output.text == "found" ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
+    }
+
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        for command in changes.flatMap(\.commands) {
+            try await host.run(connection.psql(database: database), input: Array((command + ";").utf8))
+        }
+    }
+}

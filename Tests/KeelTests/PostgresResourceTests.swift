@@ -1,0 +1,50 @@
+import Foundation
+@testable import Keel
+import KeelSSH
+import Testing
+
+@Suite("PostgreSQL roles, databases and extensions plan from recorded psql output")
+struct PostgresResourceTests {
+    let host = HostContext(name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
+    static let pencil = "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="
+
+    @Test("SCRAM-SHA-256 verifiers match Python's hashlib for the RFC 7677 salt")
+    func scram() throws {
+        let salt = [UInt8](try #require(Data(base64Encoded: "W22ZaJ0SNY7soEsUEjb6gQ==")))
+        #expect(SCRAM.verifier(for: "pencil", salt: salt, iterations: 4096) == Self.pencil)
+        #expect(SCRAM.matches(Self.pencil, password: "pencil"))
+        #expect(!SCRAM.matches(Self.pencil, password: "pencil2"))
+        #expect(SCRAM.matches(SCRAM.verifier(for: "fresh"), password: "fresh"))
+    }
+
+    @Test("a role with the right attributes and password is converged; a wrong password changes only that")
+    func role() throws {
+        let role = PostgresRole("replicator", password: Secret("pencil"), replication: true)
+        #expect(try role.changes(from: ProbeOutput(text: "found|t|f|t|\(Self.pencil)"), on: host).isEmpty)
+        let changed = try PostgresRole("replicator", password: Secret("other"), replication: true)
+            .changes(from: ProbeOutput(text: "found|t|f|t|\(Self.pencil)"), on: host)
+        #expect(changed.map(\.summary) == ["password"])
+        #expect(!changed.flatMap(\.commands).joined().contains("other"))
+        let created = try role.changes(from: ProbeOutput(text: ""), on: host)
+        #expect(created.flatMap(\.commands) == [#"CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '…'"#])
+        #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
+    }
+
+    @Test("identifiers and literals are quoted, so a hostile name stays a name")
+    func quoting() {
+        #expect(SQL.identifier(#"app"; DROP TABLE x; --"#) == #""app""; DROP TABLE x; --""#)
+        #expect(SQL.literal("it's") == "'it''s'")
+        #expect(PostgresRole("o'hara").probe.contains("rolname = 'o''hara'"))
+    }
+
+    @Test("database owner and extension presence")
+    func databaseAndExtension() throws {
+        let database = PostgresDatabase("app", owner: "app")
+        #expect(try database.changes(from: ProbeOutput(text: "found|app"), on: host).isEmpty)
+        #expect(try database.changes(from: ProbeOutput(text: "found|postgres"), on: host).flatMap(\.commands) == [#"ALTER DATABASE "app" OWNER TO "app""#])
+        #expect(try database.changes(from: ProbeOutput(text: ""), on: host).flatMap(\.commands) == [#"CREATE DATABASE "app" OWNER "app""#])
+        let extensionResource = PostgresExtension("pg_stat_statements", database: "app")
+        #expect(try extensionResource.changes(from: ProbeOutput(text: "found"), on: host).isEmpty)
+        #expect(try extensionResource.changes(from: ProbeOutput(text: ""), on: host).count == 1)
+    }
+}
