@@ -19,6 +19,14 @@ public struct PostgresConnection: Sendable, Hashable {
     func probe(_ sql: String, database: String? = nil) -> String {
         "\(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'\n\(sql)\nKEEL_SQL"
     }
+
+    /// The probe's rows split into fields; throws when psql could not reach the server.
+    func rows(_ output: ProbeOutput, on host: HostContext, database: String? = nil) throws -> [[String]] {
+        if output.text.contains("@@unreachable") {
+            throw ResourceError("PostgreSQL does not answer on port \(port) of \(host.name)\(database.map { ", or database \($0) is missing" } ?? "")")
+        }
+        return output.text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
 }
 
 /// SQL quoting: identifiers in double quotes, literals in single quotes, each with its quote doubled.
@@ -55,11 +63,8 @@ public struct PostgresRole: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        if output.text.contains("@@unreachable") {
-            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name)")
-        }
+        let fields = try connection.rows(output, on: host).first ?? []
         let attributes = "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
-        let fields = output.text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard fields.first == "found", fields.count == 5 else {
             return [Change("create", commands: ["CREATE ROLE \(SQL.identifier(name)) \(attributes)\(password == nil ? "" : " PASSWORD '…'")"])]
         }
@@ -99,10 +104,7 @@ public struct PostgresDatabase: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        if output.text.contains("@@unreachable") {
-            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name)")
-        }
-        let fields = output.text.split(separator: "|").map(String.init)
+        let fields = try connection.rows(output, on: host).first ?? []
         guard fields.first == "found" else {
             return [Change("create", commands: ["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"])]
         }
@@ -133,10 +135,7 @@ public struct PostgresExtension: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        if output.text.contains("@@unreachable") {
-            throw ResourceError("PostgreSQL does not answer on port \(connection.port) of \(host.name), or database \(database) is missing")
-        }
-        return output.text == "found" ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
+        return try connection.rows(output, on: host, database: database).first == ["found"] ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
     }
 
     public func apply(_ changes: [Change], on host: HostExecutor) async throws {
