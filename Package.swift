@@ -32,6 +32,7 @@ let package = Package(
         .testTarget(name: "KeelSSHTests", dependencies: ["KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
         .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
+        .testTarget(name: "PlaybooksTests", dependencies: ["Playbooks", "Keel", "KeelTestSupport"]),
         .target(name: "KeelTestSupport", dependencies: ["Keel"], path: "Tests/KeelTestSupport"),
     ]
 )

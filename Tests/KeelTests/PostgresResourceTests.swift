@@ -28,6 +28,7 @@ struct PostgresResourceTests {
         let created = try role.changes(from: ProbeOutput(text: ""), on: host)
         #expect(created.flatMap(\.commands) == [#"CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '…'"#])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
+        #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
     }
 
     @Test("identifiers and literals are quoted, so a hostile name stays a name")

@@ -15,16 +15,20 @@ public struct PostgresConnection: Sendable, Hashable {
         "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
     }
 
-    /// A probe snippet: `sql` through psql, with a marker line when the server does not answer.
+    /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
+    /// when it is a standby.
     func probe(_ sql: String, database: String? = nil) -> String {
-        "\(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'\n\(sql)\nKEEL_SQL"
+        "\(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'\nSELECT '@@standby' WHERE pg_is_in_recovery();\n\(sql)\nKEEL_SQL"
     }
 
-    /// The probe's rows split into fields; throws when psql could not reach the server.
-    func rows(_ output: ProbeOutput, on host: HostContext, database: String? = nil) throws -> [[String]] {
+    /// The probe's rows split into fields, or nil on a standby: roles, databases and extensions are created on
+    /// the primary and reach standbys through replication, so a standby is always converged.
+    /// - Throws: when psql could not reach the server.
+    func rows(_ output: ProbeOutput, on host: HostContext, database: String? = nil) throws -> [[String]]? {
         if output.text.contains("@@unreachable") {
             throw ResourceError("PostgreSQL does not answer on port \(port) of \(host.name)\(database.map { ", or database \($0) is missing" } ?? "")")
         }
+        if output.text.hasPrefix("@@standby") { return nil }
         return output.text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
 }
@@ -63,7 +67,8 @@ public struct PostgresRole: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        let fields = try connection.rows(output, on: host).first ?? []
+        guard let rows = try connection.rows(output, on: host) else { return [] }
+        let fields = rows.first ?? []
         let attributes = "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
         guard fields.first == "found", fields.count == 5 else {
             return [Change("create", commands: ["CREATE ROLE \(SQL.identifier(name)) \(attributes)\(password == nil ? "" : " PASSWORD '…'")"])]
@@ -104,7 +109,8 @@ public struct PostgresDatabase: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        let fields = try connection.rows(output, on: host).first ?? []
+        guard let rows = try connection.rows(output, on: host) else { return [] }
+        let fields = rows.first ?? []
         guard fields.first == "found" else {
             return [Change("create", commands: ["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"])]
         }
@@ -135,7 +141,8 @@ public struct PostgresExtension: Resource {
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        return try connection.rows(output, on: host, database: database).first == ["found"] ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
+        guard let rows = try connection.rows(output, on: host, database: database) else { return [] }
+        return rows.first == ["found"] ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
     }
 
     public func apply(_ changes: [Change], on host: HostExecutor) async throws {

@@ -16,23 +16,27 @@ public struct Service: Resource {
 
     public var description: String { "service \(name)" }
 
+    private var unitFile: String { name.contains(".") ? name : name + ".service" }
+
     public var probe: String {
         let unit = shellQuote(name)
         return """
             echo "active=$(systemctl is-active \(unit) 2>/dev/null)"; echo "enabled=$(systemctl is-enabled \(unit) 2>/dev/null)"; \
             echo "reload=$(systemctl show -p NeedDaemonReload --value \(unit) 2>/dev/null)"; \
-            echo "load=$(systemctl show -p LoadState --value \(unit) 2>/dev/null)"
+            echo "load=$(systemctl show -p LoadState --value \(unit) 2>/dev/null)"; \
+            for d in /etc/systemd/system /lib/systemd/system; do [ -e "$d"/\(shellQuote(unitFile)) ] && echo unitfile=1; done
             """
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let fields = output.fields
         let unit = shellQuote(name)
-        if fields["load"] == "not-found" {
-            throw ResourceError("systemd has no unit \(name) on \(host.name); install its package first")
+        let unseen = fields["load"] == "not-found"
+        if unseen && fields["unitfile"] == nil {
+            throw ResourceError("systemd has no unit \(name) on \(host.name); install its package or write its unit file first")
         }
         var changes: [Change] = []
-        if fields["reload"] == "yes" { changes.append(Change("reload systemd units", commands: ["systemctl daemon-reload"])) }
+        if fields["reload"] == "yes" || unseen { changes.append(Change("reload systemd units", commands: ["systemctl daemon-reload"])) }
         if let enabled {
             let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(fields["enabled"] ?? "")
             if enabled != isEnabled {

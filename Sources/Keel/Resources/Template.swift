@@ -11,18 +11,21 @@ public struct Template: Resource {
     public var group: String?
     /// Extra values for this template only; they win over inventory variables.
     public var values: [String: TemplateValue]
+    /// The rendered file holds passwords: it is kept at most 0600 and never shown in a diff.
+    public var isSecret: Bool
     public var library: TemplateLibrary
 
     public init(
         _ name: String, to path: String, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root",
-        values: [String: TemplateValue] = [:], library: TemplateLibrary = .locate()
+        values: [String: TemplateValue] = [:], isSecret: Bool = false, library: TemplateLibrary = .locate()
     ) {
         self.name = name
         self.path = path
-        self.mode = mode
+        self.mode = isSecret ? mode & 0o600 : mode
         self.owner = owner
         self.group = group
         self.values = values
+        self.isSecret = isSecret
         self.library = library
     }
 
@@ -33,7 +36,7 @@ public struct Template: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let wanted = try render(for: host)
         return File.changes(
-            path: path, wanted: Array(wanted.utf8), isSecret: false, current: try FileAttributes(output, path: path),
+            path: path, wanted: Array(wanted.utf8), isSecret: isSecret, current: try FileAttributes(output, path: path),
             mode: mode, owner: owner, group: group)
     }
 

@@ -1,0 +1,141 @@
+import Foundation
+import Keel
+import KeelSSH
+import Playbooks
+import Testing
+
+@Suite("The cluster model from postgresql_cluster's inventory and variables")
+struct ClusterModelTests {
+    static let hosts = """
+        [etcd_cluster]
+        10.213.0.11
+        10.213.0.12
+        10.213.0.13
+
+        [balancers]
+        10.213.0.14
+        10.213.0.15
+
+        [master]
+        10.213.0.11 hostname=pgnode01 postgresql_exists=false
+
+        [replica]
+        10.213.0.12 hostname=pgnode02
+        10.213.0.13 hostname=pgnode03
+
+        [postgres_cluster:children]
+        master
+        replica
+
+        [all:vars]
+        ansible_user=root
+        """
+
+    static let vars = """
+        patroni_cluster_name: "pg-lab"
+        postgresql_version: 15
+        with_haproxy_load_balancing: true
+        cluster_vip: "10.213.0.100"
+        synchronous_node_count: 1
+        postgresql_parameters:
+          - { option: "max_connections", value: "200" }
+          - { option: "work_mem", value: "16MB" }
+        postgresql_users:
+          - { name: "app", password: "", flags: "" }
+        postgresql_databases:
+          - { db: "app", owner: "app" }
+        haproxy_listen_port:
+          master: 5000
+          replicas: 5001
+          replicas_sync: 5002
+          replicas_async: 5003
+          stats: 7000
+        """
+
+    func load(hosts: String = hosts, vars: String = vars) throws -> (ClusterModel, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("group_vars"), withIntermediateDirectories: true)
+        try hosts.write(to: directory.appendingPathComponent("hosts.ini"), atomically: true, encoding: .utf8)
+        try vars.write(to: directory.appendingPathComponent("group_vars/all.yml"), atomically: true, encoding: .utf8)
+        let inventory = try Inventory.load(path: directory.appendingPathComponent("hosts.ini").path)
+        let secrets = try ClusterSecrets(besideInventory: inventory.path)
+        let model = try ClusterModel.load(from: inventory, secrets: secrets)
+        try secrets.save()
+        return (model, directory.path)
+    }
+
+    func error(hosts: String = hosts, vars: String = vars) -> InventoryError? {
+        do {
+            _ = try load(hosts: hosts, vars: vars)
+            return nil
+        } catch let error as InventoryError {
+            return error
+        } catch {
+            return InventoryError("\(error)")
+        }
+    }
+
+    @Test("groups, variables and Keel's safe defaults")
+    func decodes() throws {
+        let (model, _) = try load()
+        #expect(model.name == "pg-lab" && model.postgresVersion == 15 && model.postgresPort == 5432)
+        #expect(model.dataDirectory == "/var/lib/postgresql/15/main")
+        #expect(model.etcdHosts.count == 3 && model.databaseHosts.count == 3 && model.balancerHosts.count == 2)
+        #expect(model.primaryHost == "10.213.0.11")
+        #expect(model.synchronousMode && !model.synchronousModeStrict)
+        #expect(model.loopWait + 2 * model.retryTimeout <= model.ttl)
+        #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
+        #expect(model.withHAProxy && model.vip == "10.213.0.100" && model.haproxyPorts.stats == 7000)
+        #expect(model.etcdInitialCluster == "10.213.0.11=http://10.213.0.11:2380,10.213.0.12=http://10.213.0.12:2380,10.213.0.13=http://10.213.0.13:2380")
+    }
+
+    @Test("empty passwords are generated once, strong, stored 0600, and the same on the next run")
+    func secrets() throws {
+        let (first, directory) = try load()
+        let path = directory + "/.keel-secrets.yml"
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let password = first.superuserPassword.reveal()
+        #expect(password.count == 32 && password.contains(where: \.isNumber) && password.contains(where: \.isUppercase))
+        #expect(first.users.first?.password?.reveal().count == 32)
+        let again = try ClusterModel.load(from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        #expect(again.superuserPassword.reveal() == password)
+        #expect(again.replicationPassword.reveal() == first.replicationPassword.reveal())
+        #expect("\(first.superuserPassword)" == "***")
+    }
+
+    @Test("an unknown variable is reported with its line and the name it probably meant")
+    func unknownVariable() {
+        let error = self.error(vars: Self.vars + "\nsynchronus_mode: true\n")
+        #expect(error?.message == "unknown variable 'synchronus_mode'")
+        #expect(error?.hint == "did you mean 'synchronous_mode'?")
+        #expect(error?.location?.line == 19)
+        #expect(error?.location?.file.hasSuffix("group_vars/all.yml") == true)
+    }
+
+    @Test("a wrong type names the variable, the value and the line")
+    func wrongType() {
+        let error = self.error(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: fifteen"))
+        #expect(error?.message == "postgresql_version for host 10.213.0.11 must be an integer, not a string 'fifteen'")
+        #expect(error?.location?.line == 2)
+    }
+
+    @Test("impossible values: more sync nodes than replicas, an even or single etcd, a bad VIP, ttl too short")
+    func impossibleValues() {
+        let sync = error(vars: Self.vars.replacingOccurrences(of: "synchronous_node_count: 1", with: "synchronous_node_count: 3"))
+        #expect(sync?.message == "synchronous_node_count is 3 but the cluster has 2 replica(s)")
+        #expect(sync?.location?.line == 5)
+
+        let twoEtcd = Self.hosts.replacingOccurrences(of: "10.213.0.13\n\n[balancers]", with: "\n[balancers]")
+        let even = error(hosts: twoEtcd)
+        #expect(even?.message.hasPrefix("[etcd_cluster] has 2 member(s)") == true)
+        #expect(even?.location?.line == 1)
+        #expect(error(hosts: twoEtcd, vars: Self.vars + "\netcd_allow_even_members: true\n") == nil)
+
+        let vip = error(vars: Self.vars.replacingOccurrences(of: "10.213.0.100", with: "10.213.0"))
+        #expect(vip?.message == "cluster_vip '10.213.0' is not an IPv4 address")
+
+        let ttl = error(vars: Self.vars + "\npatroni_ttl: 20\n")
+        #expect(ttl?.message.contains("loop_wait + 2 × retry_timeout ≤ ttl") == true)
+    }
+}

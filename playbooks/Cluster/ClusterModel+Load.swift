@@ -1,0 +1,120 @@
+import Keel
+import KeelSSH
+
+extension ClusterModel {
+    /// Reads and checks the model from `inventory`, with passwords left empty filled from `secrets`.
+    /// - Throws: ``InventoryError`` naming the file and line of an unknown variable, a wrong type or an impossible
+    ///   value — before any host is touched.
+    public static func load(from inventory: Inventory, secrets: ClusterSecrets) throws(InventoryError) -> ClusterModel {
+        let etcdHosts = inventory.hostNames(in: "etcd_cluster")
+        let databaseHosts = inventory.hostNames(in: "postgres_cluster").isEmpty
+            ? inventory.hostNames(in: "master") + inventory.hostNames(in: "replica")
+            : inventory.hostNames(in: "postgres_cluster")
+        guard let anchor = databaseHosts.first else {
+            throw InventoryError(
+                "the inventory has no database hosts", at: SourceLocation(file: inventory.path, line: 1),
+                hint: "list them under [master] and [replica], and both under [postgres_cluster:children]")
+        }
+        try checkNames(inventory)
+        let reader = VariableReader(host: anchor, variables: inventory.variables(for: anchor))
+        let name = try reader.string(["patroni_cluster_name"]) ?? "postgres-cluster"
+        let version = try reader.int(["postgresql_version"], in: 10...18) ?? 15
+        let masters = inventory.hostNames(in: "master")
+        if masters.count > 1, let variable = inventory.groups["master"]?.location {
+            throw InventoryError("[master] lists \(masters.count) hosts; a cluster has one", at: variable, hint: "move the others to [replica]")
+        }
+        var model = ClusterModel(
+            name: name, postgresVersion: version,
+            postgresPort: try reader.int(["postgresql_port"], in: 1...65535) ?? 5432,
+            dataDirectory: try reader.string(["postgresql_data_dir"]) ?? "/var/lib/postgresql/\(version)/main",
+            parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
+            databases: try databases(reader), extensions: try extensions(reader),
+            superuser: try reader.string(["patroni_superuser_username"]) ?? "postgres",
+            superuserPassword: try secret(reader, "patroni_superuser_password", secrets),
+            replicationUser: try reader.string(["patroni_replication_username"]) ?? "replicator",
+            replicationPassword: try secret(reader, "patroni_replication_password", secrets),
+            vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
+            synchronousMode: try reader.bool(["synchronous_mode"]) ?? true,
+            synchronousModeStrict: try reader.bool(["synchronous_mode_strict"]) ?? false,
+            synchronousNodeCount: try reader.int(["synchronous_node_count"], in: 1...16) ?? 1,
+            ttl: try reader.int(["patroni_ttl"], in: 10...3600) ?? 30,
+            loopWait: try reader.int(["patroni_loop_wait"], in: 1...600) ?? 10,
+            retryTimeout: try reader.int(["patroni_retry_timeout"], in: 1...600) ?? 10,
+            patroniVersion: try reader.string(["patroni_version"]) ?? "4.1.5",
+            withHAProxy: try reader.bool(["with_haproxy_load_balancing"]) ?? false,
+            haproxyPorts: try haproxyPorts(reader),
+            vip: try reader.string(["cluster_vip"]).flatMap { $0.isEmpty ? nil : $0 },
+            vipInterface: try reader.string(["vip_interface"]).flatMap { $0.isEmpty ? nil : $0 },
+            pgbouncer: try reader.bool(["pgbouncer_install"]) ?? true,
+            pgbouncerPort: try reader.int(["pgbouncer_listen_port"], in: 1...65535) ?? 6432,
+            pgbouncerPools: try pools(reader),
+            pgbouncerDefaultPoolSize: try reader.int(["pgbouncer_default_pool_size"], in: 1...10000) ?? 20,
+            pgbouncerMaxClientConnections: try reader.int(["pgbouncer_max_client_conn"], in: 1...100000) ?? 10000,
+            pgbackrest: try reader.bool(["pgbackrest_install"]) ?? false,
+            pgbackrestRepositoryHost: try reader.string(["pgbackrest_repo_host"]).flatMap { $0.isEmpty ? nil : $0 },
+            pgbackrestStanza: try reader.string(["pgbackrest_stanza"]) ?? name,
+            pgbackrestRetentionFull: try reader.int(["pgbackrest_retention_full"], in: 1...1000) ?? 4,
+            etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
+            balancerHosts: inventory.hostNames(in: "balancers"))
+        for host in Set(etcdHosts + databaseHosts + model.balancerHosts) { model.addresses[host] = try inventory.target(for: host).address }
+        try model.check(reader, inventory: inventory)
+        model.users = model.users.map { user in
+            var user = user
+            if user.password == nil { user.password = secrets.password(for: "user_\(user.name)") }
+            return user
+        }
+        return model
+    }
+
+    /// The inventory's password, or the stored (or newly generated) one when it is empty.
+    private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets) throws(InventoryError) -> Secret {
+        if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
+        return secrets.password(for: name)
+    }
+
+    /// Every variable any host sees must be one the model reads or a known connection or per-host setting.
+    private static func checkNames(_ inventory: Inventory) throws(InventoryError) {
+        for host in inventory.hostNames {
+            for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
+            where !ClusterVariables.read.contains(name) && !ClusterVariables.accepted.contains(name) && !name.hasPrefix("keel_") {
+                throw InventoryError(
+                    "unknown variable '\(name)'", at: variable.origin,
+                    hint: ClusterVariables.suggestion(for: name).map { "did you mean '\($0)'?" }
+                        ?? "Keel does not use it; remove it, or check its spelling against the README's variable list")
+            }
+        }
+    }
+
+    private func check(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) {
+        let replicas = databaseHosts.count - 1
+        if synchronousMode, synchronousNodeCount > replicas {
+            let origin = reader.lookup(["synchronous_node_count"])?.variable.origin ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError(
+                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(replicas) replica(s)", at: origin,
+                hint: "lower it to at most \(replicas), or add replicas")
+        }
+        let allowEven = try reader.bool(["etcd_allow_even_members"]) ?? false
+        let etcdLocation = inventory.groups["etcd_cluster"]?.location ?? SourceLocation(file: inventory.path, line: 1)
+        if etcdHosts.isEmpty {
+            throw InventoryError("[etcd_cluster] is empty: Patroni needs etcd", at: etcdLocation, hint: "list 3 (or 5) hosts under [etcd_cluster]")
+        }
+        if !allowEven, etcdHosts.count == 1 || etcdHosts.count % 2 == 0 {
+            throw InventoryError(
+                "[etcd_cluster] has \(etcdHosts.count) member(s): etcd needs an odd number, at least 3, to survive the loss of one",
+                at: etcdLocation, hint: "use 3 or 5 members, or set etcd_allow_even_members: true to accept the risk")
+        }
+        if loopWait + 2 * retryTimeout > ttl {
+            let origin = reader.lookup(["patroni_ttl"])?.variable.origin ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError(
+                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)", at: origin,
+                hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
+        }
+        if withHAProxy, balancerHosts.isEmpty {
+            let origin = reader.lookup(["with_haproxy_load_balancing"])?.variable.origin ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError("with_haproxy_load_balancing is true but [balancers] is empty", at: origin, hint: "list the HAProxy hosts under [balancers]")
+        }
+        if let vip, !IPv4.isValid(vip) {
+            throw InventoryError("cluster_vip '\(vip)' is not an IPv4 address", at: reader.lookup(["cluster_vip"])?.variable.origin)
+        }
+    }
+}

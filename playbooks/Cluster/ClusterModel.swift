@@ -1,0 +1,70 @@
+import Keel
+import KeelSSH
+
+/// The whole cluster as one typed value, decoded from the inventory with postgresql_cluster's variable names.
+/// Every node's configuration is rendered from it; nothing is copied from one node to another.
+public struct ClusterModel: Sendable {
+    public struct Parameter: Sendable, Equatable { public var option: String; public var value: String }
+    public struct HBARule: Sendable, Equatable {
+        public var type: String, database: String, user: String, address: String, method: String
+    }
+    public struct DatabaseUser: Sendable { public var name: String; public var password: Secret?; public var flags: String }
+    public struct Database: Sendable { public var name: String; public var owner: String }
+    public struct Extension: Sendable { public var name: String; public var database: String }
+    public struct Pool: Sendable { public var name: String; public var database: String; public var options: String }
+
+    public var name: String
+    public var postgresVersion: Int
+    public var postgresPort: Int
+    public var dataDirectory: String
+    public var parameters: [Parameter]
+    public var hbaRules: [HBARule]
+    public var users: [DatabaseUser]
+    public var databases: [Database]
+    public var extensions: [Extension]
+    public var superuser: String
+    public var superuserPassword: Secret
+    public var replicationUser: String
+    public var replicationPassword: Secret
+    /// VRRP authentication between keepalived peers; generated, never in the inventory.
+    public var vrrpPassword: Secret
+    public var synchronousMode: Bool
+    public var synchronousModeStrict: Bool
+    public var synchronousNodeCount: Int
+    public var ttl: Int
+    public var loopWait: Int
+    public var retryTimeout: Int
+    /// The Patroni release installed from the pushed wheel.
+    public var patroniVersion: String
+    public var withHAProxy: Bool
+    public var haproxyPorts: HAProxyPorts
+    public var vip: String?
+    public var vipInterface: String?
+    public var pgbouncer: Bool
+    public var pgbouncerPort: Int
+    public var pgbouncerPools: [Pool]
+    public var pgbouncerDefaultPoolSize: Int
+    public var pgbouncerMaxClientConnections: Int
+    public var pgbackrest: Bool
+    public var pgbackrestRepositoryHost: String?
+    public var pgbackrestStanza: String
+    public var pgbackrestRetentionFull: Int
+
+    /// Each host's address (its `ansible_host`, else its name), by inventory name.
+    public var addresses: [String: String] = [:]
+
+    /// Host groups, from the inventory.
+    public var etcdHosts: [String]
+    public var databaseHosts: [String]
+    public var primaryHost: String?
+    public var balancerHosts: [String]
+
+    public func address(of host: String) -> String { addresses[host] ?? host }
+
+    /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
+    public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
+
+    public struct HAProxyPorts: Sendable, Equatable {
+        public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000
+    }
+}

@@ -1,0 +1,134 @@
+import Keel
+import KeelSSH
+
+extension Playbooks {
+    /// The deploy flow: etcd, then PostgreSQL and Patroni (the primary first, then the replicas), then the
+    /// roles, databases and extensions, all rendered from `model`. Safe to run again: it converges.
+    public static func deploy(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        Playbook("deploy", summary: "deploy the PostgreSQL HA cluster described by the inventory") {
+            Play("common", on: "etcd_cluster:postgres_cluster:balancers", become: true, tags: ["common"]) { host in
+                CommonRole(host: host, model: model)
+            }
+            Play("etcd", on: "etcd_cluster", become: true, tags: ["etcd"]) { host in
+                EtcdRole(host: host, model: model)
+            }
+            Play("postgresql and patroni", on: "postgres_cluster", become: true, tags: ["postgresql", "patroni"]) { host in
+                PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
+            }
+            Play("patroni primary", on: model.primaryHost ?? "master", become: true, tags: ["patroni"]) { host in
+                Service("patroni", state: .started, enabled: true)
+                WaitFor(.http("http://\(model.address(of: host.name)):8008/primary", status: 200), timeout: .seconds(180))
+            }
+            Play("patroni replicas", on: "postgres_cluster:!master", become: true, tags: ["patroni"]) { host in
+                Service("patroni", state: .started, enabled: true)
+                WaitFor(.http("http://\(model.address(of: host.name)):8008/replica", status: 200), timeout: .seconds(600))
+            }
+            Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
+                DatabaseObjectsRole(model: model)
+            }
+        }
+    }
+}
+
+/// Every host: base packages and the kernel settings the cluster needs.
+struct CommonRole: Role {
+    let host: HostContext
+    let model: ClusterModel
+
+    var steps: [Step] {
+        Package("ca-certificates", "curl", "iproute2", "procps", "python3")
+        Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)
+        Sysctl("net.ipv4.ip_forward", "0", tolerateRefusal: true)
+        Sysctl("vm.swappiness", "1", tolerateRefusal: true)
+    }
+}
+
+/// etcd 3.4 from Debian, configured as one cluster of the `etcd_cluster` hosts.
+struct EtcdRole: Role {
+    let host: HostContext
+    let model: ClusterModel
+
+    var steps: [Step] {
+        Package("etcd-server", "etcd-client")
+        // Debian's package starts a standalone etcd at once; its data would make it refuse to join the cluster.
+        // Cleared once, before the first cluster config; the marker keeps later runs from touching the data.
+        Command(
+            "systemctl stop etcd && rm -rf /var/lib/etcd/default && touch /var/lib/etcd/.keel-cluster",
+            creates: "/var/lib/etcd/.keel-cluster")
+        Template("cluster/etcd.conf", to: "/etc/default/etcd", values: [
+            "member": .string(host.name), "address": .string(model.address(of: host.name)),
+            "initial_cluster": .string(model.etcdInitialCluster), "cluster": .string(model.name),
+        ]).onChange(.restart("etcd"))
+        // Members block in start-up until a quorum is up, so the first one must not wait for the others.
+        Command("systemctl enable etcd && systemctl start --no-block etcd", unless: "systemctl is-active -q etcd && systemctl is-enabled -q etcd")
+        WaitFor(.command("ETCDCTL_API=3 etcdctl --endpoints=http://\(model.address(of: host.name)):2379 endpoint health"), timeout: .seconds(120))
+    }
+}
+
+/// PostgreSQL from Debian (its own cluster never created) and Patroni from the pushed wheel in a virtualenv that
+/// uses Debian's Python libraries.
+struct PatroniNodeRole: Role {
+    let host: HostContext
+    let model: ClusterModel
+    let wheel: [UInt8]
+
+    private var wheelPath: String { "/opt/patroni/wheels/patroni-\(model.patroniVersion)-py3-none-any.whl" }
+
+    var steps: [Step] {
+        Directory("/etc/postgresql-common")
+        File("/etc/postgresql-common/createcluster.conf", content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
+        Package(
+            "postgresql-\(model.postgresVersion)", "python3-venv", "python3-psycopg2", "python3-etcd", "python3-urllib3",
+            "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil", "python3-cdiff")
+        Service("postgresql", state: .stopped, enabled: false)
+        Directory("/opt/patroni/wheels")
+        File(wheelPath, contents: .bytes(wheel))
+        Command(
+            "rm -rf /opt/patroni/venv && python3 -m venv --system-site-packages /opt/patroni/venv && "
+                + "/opt/patroni/venv/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
+                + "ln -sfn /opt/patroni/venv/bin /opt/patroni/bin",
+            unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]")
+        Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
+        Directory("/etc/patroni", mode: 0o750, owner: "postgres", group: "postgres")
+        Template("cluster/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o600, owner: "postgres", group: "postgres", values: patroniValues, isSecret: true)
+            .onChange(.reload("patroni"))
+        Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: ["cluster": .string(model.name)])
+            .onChange(.run(name: "reload systemd", command: "systemctl daemon-reload"))
+    }
+
+    private var patroniValues: [String: TemplateValue] {
+        [
+            "cluster": .string(model.name), "member": .string(host.name), "address": .string(model.address(of: host.name)),
+            "patroni_version": .string(model.patroniVersion),
+            "etcd_hosts": .string(model.etcdHosts.map { "\(model.address(of: $0)):2379" }.joined(separator: ",")),
+            "ttl": .int(model.ttl), "loop_wait": .int(model.loopWait), "retry_timeout": .int(model.retryTimeout),
+            "synchronous_mode": .bool(model.synchronousMode), "synchronous_mode_strict": .bool(model.synchronousModeStrict),
+            "synchronous_node_count": .int(model.synchronousNodeCount),
+            "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory), "version": .int(model.postgresVersion),
+            "superuser": .string(model.superuser), "superuser_password": .string(model.superuserPassword.reveal()),
+            "replication_user": .string(model.replicationUser), "replication_password": .string(model.replicationPassword.reveal()),
+            "parameters": .list(model.parameters.map { .map(["option": .string($0.option), "value": .string($0.value)]) }),
+            "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
+            "hba": .list(model.hbaRules.map { .string([$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")) }),
+        ]
+    }
+}
+
+/// The inventory's roles, databases and extensions, made on whichever member is the primary (a standby reports
+/// them converged: they reach it through replication).
+struct DatabaseObjectsRole: Role {
+    let model: ClusterModel
+
+    var steps: [Step] {
+        let connection = PostgresConnection(port: model.postgresPort)
+        for user in model.users {
+            PostgresRole(user.name, password: user.password, superuser: user.flags.uppercased().contains("SUPERUSER"), connection: connection)
+        }
+        for database in model.databases {
+            PostgresDatabase(database.name, owner: database.owner, connection: connection)
+        }
+        for extensionEntry in model.extensions {
+            PostgresExtension(extensionEntry.name, database: extensionEntry.database, connection: connection)
+        }
+    }
+}
