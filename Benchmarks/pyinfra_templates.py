@@ -1,7 +1,7 @@
 """Benchmark (b) for pyinfra: 100 small templates per host."""
 import os
 
-from pyinfra import inventory
+from pyinfra import host, inventory
 from pyinfra.operations import files
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -13,5 +13,6 @@ for index in range(1, 101):
         src=os.path.join(here, "item.conf.j2"),
         dest=f"/srv/bench-templates/item{index}.conf",
         index=index,
+        inventory_hostname=host.name,
         groups={"all": peers},
     )

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Keel
+import KeelSSH
+import Playbooks
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the running cluster: members, roles, states, timelines, lag, and etcd's health.")
+
+    @OptionGroup var inventoryOptions: InventoryOptions
+    @OptionGroup var connection: ConnectionArguments
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let (inventory, _) = try inventoryOptions.load()
+        let model: ClusterModel
+        do {
+            model = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
+        } catch let error as InventoryError {
+            throw CLIError(error.description)
+        }
+        let hosts = try targets(of: inventory, model.databaseHosts, knownHosts: connection.knownHosts)
+        let options = try connection.options(for: hosts)
+        var failures: [String] = []
+        for target in hosts {
+            do {
+                let ssh = try await SSHConnection.connect(options.configuration(for: target))
+                let status = try await ClusterStatus.read(model, host: target.name, transport: ssh)
+                await ssh.close()
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    Terminal.write(String(decoding: try encoder.encode(status), as: UTF8.self) + "\n")
+                } else {
+                    Terminal.write(status.table)
+                }
+                return
+            } catch {
+                failures.append("\(target.name): \(error)")
+            }
+        }
+        throw CLIError("no member answered:\n" + failures.joined(separator: "\n"))
+    }
+}

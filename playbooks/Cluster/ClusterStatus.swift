@@ -1,0 +1,80 @@
+import Foundation
+import Keel
+
+/// The cluster as it runs now: Patroni members with role, state, timeline and lag, and etcd's health — read on
+/// one member over SSH (Patroni's REST API and `etcdctl`), not from the inventory.
+public struct ClusterStatus: Codable, Sendable {
+    public struct Member: Codable, Sendable {
+        public var name: String
+        public var role: String
+        public var state: String
+        public var host: String
+        public var timeline: Int?
+        public var lag: Lag?
+    }
+
+    /// Patroni reports lag as bytes, or as "unknown".
+    public enum Lag: Codable, Sendable, CustomStringConvertible {
+        case bytes(Int)
+        case unknown(String)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let bytes = try? container.decode(Int.self) { self = .bytes(bytes) } else { self = .unknown(try container.decode(String.self)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .bytes(let bytes): try container.encode(bytes)
+            case .unknown(let text): try container.encode(text)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .bytes(let bytes): "\(bytes) B"
+            case .unknown(let text): text
+            }
+        }
+    }
+
+    public struct EtcdMember: Codable, Sendable {
+        public var endpoint: String
+        public var health: Bool
+    }
+
+    public var cluster: String
+    public var readFrom: String
+    public var members: [Member]
+    public var etcd: [EtcdMember]
+
+    /// Reads the status through `transport`, a connection to member `host` of `model`.
+    public static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
+        let patroni = try await transport.run("curl -sf -m 5 http://\(model.address(of: host)):8008/cluster", timeout: .seconds(15))
+        guard patroni.succeeded else { throw ResourceError("Patroni's REST API does not answer on \(host):8008") }
+        struct Cluster: Decodable { var members: [Member] }
+        let members = try JSONDecoder().decode(Cluster.self, from: Data(patroni.stdout)).members
+        let endpoints = model.etcdHosts.map { "http://\(model.address(of: $0)):2379" }.joined(separator: ",")
+        let health = try await transport.run("ETCDCTL_API=3 etcdctl --endpoints=\(endpoints) endpoint health -w json 2>/dev/null", timeout: .seconds(20))
+        let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(health.stdout))) ?? []
+        return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd)
+    }
+
+    /// A table for the terminal.
+    public var table: String {
+        var rows = [["MEMBER", "HOST", "ROLE", "STATE", "TL", "LAG"]]
+        for member in members.sorted(by: { $0.name < $1.name }) {
+            rows.append([member.name, member.host, member.role, member.state, member.timeline.map(String.init) ?? "", member.lag?.description ?? ""])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var text = "cluster \(cluster) (read on \(readFrom))\n"
+        for row in rows {
+            text += zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ") + "\n"
+        }
+        let healthy = etcd.filter(\.health).count
+        text += "etcd: \(healthy) of \(etcd.count) members healthy"
+        text += etcd.isEmpty ? " (no answer)\n" : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
+        return text
+    }
+}
