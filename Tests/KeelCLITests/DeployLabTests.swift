@@ -69,7 +69,9 @@ extension LabTests {
         let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
         let members = json?["members"] as? [[String: Any]] ?? []
         #expect(members.filter { $0["role"] as? String == "leader" }.map { $0["name"] as? String } == ["h1"])
-        #expect(members.filter { ($0["role"] as? String)?.hasSuffix("standby") == true && $0["state"] as? String == "streaming" }.count == 2, "\(status.output)")
+        let replicas = members.filter { ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming" }
+        #expect(replicas.count == 2, "\(status.output)")
+        #expect(members.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
         #expect((json?["etcd"] as? [[String: Any]])?.filter { $0["health"] as? Bool == true }.count == 3)
 
         let streaming = try sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")

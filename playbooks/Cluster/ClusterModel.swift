@@ -61,6 +61,15 @@ public struct ClusterModel: Sendable {
 
     public func address(of host: String) -> String { addresses[host] ?? host }
 
+    /// Every host of the cluster, each once, in inventory order of the groups.
+    public var allHosts: [String] {
+        var seen = Set<String>()
+        return (etcdHosts + databaseHosts + balancerHosts).filter { seen.insert($0).inserted }
+    }
+
+    /// A host pattern naming exactly `hosts` (matching none when empty).
+    public func pattern(_ hosts: [String]) -> String { hosts.isEmpty ? "!all" : hosts.joined(separator: ",") }
+
     /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
     public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
 

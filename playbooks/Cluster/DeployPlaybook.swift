@@ -6,7 +6,7 @@ extension Playbooks {
     /// roles, databases and extensions, all rendered from `model`. Safe to run again: it converges.
     public static func deploy(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook("deploy", summary: "deploy the PostgreSQL HA cluster described by the inventory") {
-            Play("common", on: "etcd_cluster:postgres_cluster:balancers", become: true, tags: ["common"]) { host in
+            Play("common", on: model.pattern(model.allHosts), become: true, tags: ["common"]) { host in
                 CommonRole(host: host, model: model)
             }
             Play("etcd", on: "etcd_cluster", become: true, tags: ["etcd"]) { host in
@@ -19,9 +19,12 @@ extension Playbooks {
                 Service("patroni", state: .started, enabled: true)
                 WaitFor(.http("http://\(model.address(of: host.name)):8008/primary", status: 200), timeout: .seconds(180))
             }
-            Play("patroni replicas", on: "postgres_cluster:!master", become: true, tags: ["patroni"]) { host in
+            Play("patroni replicas", on: model.pattern(model.databaseHosts.filter { $0 != model.primaryHost }), become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
-                WaitFor(.http("http://\(model.address(of: host.name)):8008/replica", status: 200), timeout: .seconds(600))
+                // Running as a replica is not enough: wait until it streams from the primary.
+                WaitFor(
+                    .command("curl -sf -m 5 http://\(model.address(of: host.name)):8008/patroni | grep -q '\"replication_state\": \"streaming\"'"),
+                    timeout: .seconds(600))
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
@@ -60,7 +63,9 @@ struct EtcdRole: Role {
             "initial_cluster": .string(model.etcdInitialCluster), "cluster": .string(model.name),
         ]).onChange(.restart("etcd"))
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.
-        Command("systemctl enable etcd && systemctl start --no-block etcd", unless: "systemctl is-active -q etcd && systemctl is-enabled -q etcd")
+        Command(
+            "systemctl enable etcd && systemctl start --no-block etcd",
+            unless: "systemctl is-enabled -q etcd && systemctl is-active etcd | grep -qx -e active -e activating")
         WaitFor(.command("ETCDCTL_API=3 etcdctl --endpoints=http://\(model.address(of: host.name)):2379 endpoint health"), timeout: .seconds(120))
     }
 }

@@ -1,6 +1,6 @@
 import KeelSSH
 
-/// Something to do once at the end of a play, when any step that names it changed: restart a service after
+/// Something to do once at the end of a play (a reload of a service that is not running does nothing), when any step that names it changed: restart a service after
 /// its config changed. Each handler runs at most once per host and play, in the order handlers were first named.
 public enum Handler: Sendable, Hashable, CustomStringConvertible {
     case restart(String)
@@ -19,7 +19,7 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
     var command: String {
         switch self {
         case .restart(let service): "systemctl restart \(shellQuote(service))"
-        case .reload(let service): "systemctl reload \(shellQuote(service))"
+        case .reload(let service): "systemctl try-reload-or-restart \(shellQuote(service))"
         case .run(_, let command): command
         }
     }

@@ -18,7 +18,13 @@ public struct PostgresConnection: Sendable, Hashable {
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
     /// when it is a standby.
     func probe(_ sql: String, database: String? = nil) -> String {
-        "\(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'\nSELECT '@@standby' WHERE pg_is_in_recovery();\n\(sql)\nKEEL_SQL"
+        """
+        recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) || { echo '@@unreachable'; exit 0; }
+        if [ "$recovery" = t ]; then echo '@@standby'; exit 0; fi
+        \(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'
+        \(sql)
+        KEEL_SQL
+        """
     }
 
     /// The probe's rows split into fields, or nil on a standby: roles, databases and extensions are created on
@@ -61,6 +67,8 @@ public struct PostgresRole: Resource {
     }
 
     public var description: String { "postgres role \(name)" }
+    /// Databases owned by the role can be probed for their owner only once it exists.
+    public var affectsOtherResources: Bool { true }
 
     public var probe: String {
         connection.probe("SELECT 'found', rolcanlogin, rolsuper, rolreplication, coalesce(rolpassword, '') FROM pg_authid WHERE rolname = \(SQL.literal(name));")
@@ -103,6 +111,8 @@ public struct PostgresDatabase: Resource {
     }
 
     public var description: String { "postgres database \(name)" }
+    /// Extensions in the new database can be probed only once it exists.
+    public var affectsOtherResources: Bool { true }
 
     public var probe: String {
         connection.probe("SELECT 'found', pg_get_userbyid(datdba) FROM pg_database WHERE datname = \(SQL.literal(name));")
