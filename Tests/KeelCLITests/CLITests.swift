@@ -25,8 +25,8 @@ struct CLITests {
     }
 
     @Test("--version prints the version")
-    func version() throws {
-        let (status, output) = try KeelBinary.run(["--version"])
+    func version() async throws {
+        let (status, output) = try await KeelBinary.run(["--version"])
         #expect(status == 0)
         #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
     }
@@ -35,13 +35,13 @@ struct CLITests {
     func ping() async throws {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
-            let ok = try KeelBinary.run(["ping", "-i", inventory, "--limit", "db"])
+            let ok = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "db"])
             #expect(ok.status == 0, "\(ok.output)")
             #expect(ok.output.contains("alpha | ok | connect "))
             #expect(ok.output.contains("beta | ok | connect "))
             #expect(ok.output.contains("2 of 2 hosts answered"))
 
-            let all = try KeelBinary.run(["ping", "-i", inventory])
+            let all = try await KeelBinary.run(["ping", "-i", inventory])
             #expect(all.status == 1)
             #expect(all.output.contains("ghost | UNREACHABLE | [127.0.0.1]:"))
             #expect(all.output.contains("Connection refused"))
@@ -53,12 +53,12 @@ struct CLITests {
     func exec() async throws {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
-            let ok = try KeelBinary.run(["exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2"])
+            let ok = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2"])
             #expect(ok.status == 0, "\(ok.output)")
             #expect(ok.output.contains("alpha | ok | exit 0\nhello\nstderr: warn\n"))
             #expect(ok.output.contains("beta | ok | exit 0\nhello\nstderr: warn\n"))
 
-            let failing = try KeelBinary.run(["exec", "-i", inventory, "--limit", "alpha", "--", "exit 4"])
+            let failing = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "alpha", "--", "exit 4"])
             #expect(failing.status == 1)
             #expect(failing.output.contains("alpha | FAILED | exit 4"))
         }
@@ -69,12 +69,12 @@ struct CLITests {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
             let knownHosts = server.freshPath("empty_known_hosts")
-            let refused = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            let refused = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
             #expect(refused.status == 1)
             #expect(refused.output.contains("is not in \(knownHosts)"))
-            let accepted = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys"])
+            let accepted = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys"])
             #expect(accepted.status == 0, "\(accepted.output)")
-            let strictAgain = try KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            let strictAgain = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
             #expect(strictAgain.status == 0)
         }
     }
@@ -83,7 +83,7 @@ struct CLITests {
     func inventoryJSON() async throws {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: 1)
-            let (status, output) = try KeelBinary.run(["inventory", "-i", inventory, "--json"])
+            let (status, output) = try await KeelBinary.run(["inventory", "-i", inventory, "--json"])
             #expect(status == 0)
             let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
             let hosts = json?["hosts"] as? [String: Any]
@@ -96,10 +96,10 @@ struct CLITests {
     }
 
     @Test("a bad inventory fails before any host is touched, naming file and line")
-    func badInventory() throws {
+    func badInventory() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bad-\(UUID().uuidString).ini").path
         try "[db]\npg1\n[cluster:children]\ndb\nreplcia\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, output) = try KeelBinary.run(["ping", "-i", path])
+        let (status, output) = try await KeelBinary.run(["ping", "-i", path])
         #expect(status != 0)
         #expect(output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
     }

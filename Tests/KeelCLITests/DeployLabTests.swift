@@ -50,21 +50,21 @@ struct LabClusterInventory {
 /// The deploy flow on fresh lab hosts: etcd + Patroni + PostgreSQL on h1..h3. Part of the lab suite, which runs
 /// one test at a time because tests share the hosts.
 extension LabTests {
-    private func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") throws -> (status: Int32, output: String) {
-        try KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\""])
+    private func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") async throws -> (status: Int32, output: String) {
+        try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\""])
     }
 
     @Test("deploy on fresh hosts: one leader, two streaming replicas, data replicated; the second deploy changes nothing")
-    func deploy() throws {
+    func deploy() async throws {
         let inventory = try LabClusterInventory().path
-        try Lab.run("reset")
+        try await Lab.run("reset")
         let events = inventory + ".events"
-        let first = try KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        let first = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(first.status == 0, "\(first.output)")
         let secrets = try FileManager.default.attributesOfItem(atPath: (inventory as NSString).deletingLastPathComponent + "/.keel-secrets.yml")
         #expect((secrets[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-        let status = try KeelBinary.run(["status", "-i", inventory, "--json"])
+        let status = try await KeelBinary.run(["status", "-i", inventory, "--json"])
         #expect(status.status == 0, "\(status.output)")
         let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
         let members = json?["members"] as? [[String: Any]] ?? []
@@ -74,21 +74,21 @@ extension LabTests {
         #expect(members.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
         #expect((json?["etcd"] as? [[String: Any]])?.filter { $0["health"] as? Bool == true }.count == 3)
 
-        let streaming = try sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
+        let streaming = try await sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
         #expect(streaming.output.contains("h1 | ok | exit 0\n2\n"), "\(streaming.output)")
-        _ = try sql(inventory, "h1", "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n", database: "app")
+        _ = try await sql(inventory, "h1", "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n", database: "app")
         for replica in ["h2", "h3"] {
-            var count = try sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
+            var count = try await sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
             for _ in 0..<20 where !count.output.contains("\n1000\n") {
-                Thread.sleep(forTimeInterval: 0.5)
-                count = try sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
+                try await Task.sleep(for: .milliseconds(500))
+                count = try await sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
             }
             #expect(count.output.contains("\(replica) | ok | exit 0\n1000\n"), "\(count.output)")
         }
-        let extensionPresent = try sql(inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
+        let extensionPresent = try await sql(inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
         #expect(extensionPresent.output.contains("pg_stat_statements"))
 
-        let second = try KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        let second = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(second.status == 0, "\(second.output)")
         let noop = try EventStream(path: events)
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(second.output)")

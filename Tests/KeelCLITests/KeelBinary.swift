@@ -11,10 +11,10 @@ enum KeelBinary {
     }
 
     /// Runs keel with `arguments`; returns its exit status and combined output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["SSH_AUTH_SOCK"] = nil
-        return try Shell.capture(path, arguments, environment: merged)
+        return try await Shell.captureAsync(path, arguments, environment: merged)
     }
 }

@@ -17,8 +17,10 @@ public enum Lab {
 
     /// Runs the lab script with `arguments` (`kill h3`, `start h3`, …) and returns its output.
     @discardableResult
-    public static func run(_ arguments: String...) throws -> String {
-        try Shell.run(script, arguments)
+    public static func run(_ arguments: String...) async throws -> String {
+        let (status, output) = try await Shell.captureAsync(script, arguments)
+        guard status == 0 else { throw Shell.ShellError(description: "lab \(arguments.joined(separator: " ")) exited \(status): \(output)") }
+        return output
     }
 
     private static var script: String {

@@ -163,6 +163,16 @@ public enum Shell {
         return result.output
     }
 
+    /// Like ``capture(_:_:input:environment:)``, but waits on a thread of its own, so that long runs (a deploy
+    /// on the lab) do not hold one of the few threads of Swift's cooperative pool.
+    public static func captureAsync(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try capture(executable, arguments, environment: environment) }) }.start()
+        }
+    }
+
     /// Runs `executable` to completion; returns its exit status and its stdout and stderr together.
     public static func capture(
         _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil

@@ -67,6 +67,9 @@ public struct ClusterModel: Sendable {
         return (etcdHosts + databaseHosts + balancerHosts).filter { seen.insert($0).inserted }
     }
 
+    /// The database hosts other than the primary.
+    public var replicaHosts: [String] { databaseHosts.filter { $0 != primaryHost } }
+
     /// A host pattern naming exactly `hosts` (matching none when empty).
     public func pattern(_ hosts: [String]) -> String { hosts.isEmpty ? "!all" : hosts.joined(separator: ",") }
 

@@ -6,6 +6,9 @@ extension Playbooks {
     /// roles, databases and extensions, all rendered from `model`. Safe to run again: it converges.
     public static func deploy(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook("deploy", summary: "deploy the PostgreSQL HA cluster described by the inventory") {
+            Play("pre-flight", on: model.pattern(model.allHosts), become: true, anyErrorsFatal: true, tags: ["always"]) { host in
+                Preflight(model: model, host: host.name)
+            }
             Play("common", on: model.pattern(model.allHosts), become: true, tags: ["common"]) { host in
                 CommonRole(host: host, model: model)
             }
@@ -19,18 +22,41 @@ extension Playbooks {
                 Service("patroni", state: .started, enabled: true)
                 WaitFor(.http("http://\(model.address(of: host.name)):8008/primary", status: 200), timeout: .seconds(180))
             }
-            Play("patroni replicas", on: model.pattern(model.databaseHosts.filter { $0 != model.primaryHost }), become: true, tags: ["patroni"]) { host in
+            Play("patroni replicas", on: model.pattern(model.replicaHosts), become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
-                // Running as a replica is not enough: wait until it streams from the primary.
-                WaitFor(
-                    .command("curl -sf -m 5 http://\(model.address(of: host.name)):8008/patroni | grep -q '\"replication_state\": \"streaming\"'"),
-                    timeout: .seconds(600))
+                StreamingReplica(model: model, host: host.name)
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
             }
+            if model.pgbouncer {
+                Play("pgbouncer", on: "postgres_cluster", become: true, tags: ["pgbouncer"]) { host in
+                    PgBouncerRole(host: host, model: model)
+                }
+            }
+            Play("replication streams", on: model.pattern(model.replicaHosts), become: true, tags: ["always"]) { host in
+                // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
+                StreamingReplica(model: model, host: host.name)
+            }
+            if model.withHAProxy {
+                Play("haproxy", on: model.pattern(model.balancerHosts), become: true, tags: ["haproxy", "load_balancing"]) { _ in
+                    HAProxyRole(model: model)
+                }
+                if let vip = model.vip {
+                    Play("keepalived", on: model.pattern(model.balancerHosts), become: true, tags: ["keepalived", "load_balancing"]) { host in
+                        try KeepalivedRole(host: host, model: model, vip: vip).steps()
+                    }
+                }
+            }
         }
     }
+}
+
+/// Running as a replica is not enough: waits until the member streams WAL from the primary.
+func StreamingReplica(model: ClusterModel, host: String) -> WaitFor {
+    WaitFor(
+        .command("curl -sf -m 5 http://\(model.address(of: host)):8008/patroni | grep -q '\"replication_state\": \"streaming\"'"),
+        timeout: .seconds(600))
 }
 
 /// Every host: base packages and the kernel settings the cluster needs.

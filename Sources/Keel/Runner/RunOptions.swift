@@ -20,9 +20,10 @@ public struct RunOptions: Sendable {
         self.forks = forks
     }
 
-    /// Whether a step (with the tags of its play) is selected by `--tags` and `--skip-tags`.
+    /// Whether a step (with the tags of its play) is selected by `--tags` and `--skip-tags`. As in Ansible, steps
+    /// tagged `always` run whatever `--tags` says, unless `always` is skipped.
     func selects(_ tags: Set<String>) -> Bool {
         if !skipTags.isDisjoint(with: tags) { return false }
-        return self.tags.isEmpty || !self.tags.isDisjoint(with: tags)
+        return self.tags.isEmpty || !self.tags.isDisjoint(with: tags) || tags.contains("always")
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Keel
+import KeelSSH
+
+/// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
+/// memory and disk, a clock in step with the controller's, the cluster's ports free (or held by the cluster's own
+/// services), and a VIP that no one else answers for. It never changes the host: it passes or it fails with every
+/// problem it found.
+struct Preflight: Resource {
+    let model: ClusterModel
+    let host: String
+    /// Ports this host will listen on, with the service that owns each.
+    let ports: [Int: String]
+
+    init(model: ClusterModel, host: String) {
+        self.model = model
+        self.host = host
+        var ports: [Int: String] = [:]
+        if model.etcdHosts.contains(host) { ports[2379] = "etcd"; ports[2380] = "etcd" }
+        if model.databaseHosts.contains(host) {
+            ports[model.postgresPort] = "patroni"
+            ports[8008] = "patroni"
+            if model.pgbouncer { ports[model.pgbouncerPort] = "pgbouncer" }
+        }
+        if model.withHAProxy, model.balancerHosts.contains(host) {
+            let haproxy = model.haproxyPorts
+            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] { ports[port] = "haproxy" }
+        }
+        self.ports = ports
+    }
+
+    var description: String { "pre-flight checks" }
+
+    var probe: String {
+        let services = Set(ports.values).sorted().joined(separator: " ")
+        var script = """
+            . /etc/os-release 2>/dev/null; echo "os=$ID $VERSION_ID"
+            echo "memory_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)"
+            echo "disk_mb=$(df -Pm /var/lib | awk 'NR == 2 {print $4}')"
+            echo "clock=$(date +%s)"
+            echo "listening=$(ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}' | sort -un | tr '\\n' ' ')"
+            for s in \(services); do systemctl is-active -q "$s" && echo "active=$s"; done
+            """
+        if let vip = model.vip {
+            script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers; command -v keepalived >/dev/null && echo keepalived=installed"
+        }
+        return script
+    }
+
+    func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
+        var problems: [String] = []
+        let lines = output.text.split(separator: "\n").map(String.init)
+        func value(_ key: String) -> String? { lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) } }
+        let active = Set(lines.filter { $0.hasPrefix("active=") }.map { String($0.dropFirst(7)) })
+
+        if value("os") != "debian 12" {
+            problems.append("the OS is \(value("os") ?? "unknown"); Keel supports Debian 12")
+        }
+        if let memory = value("memory_mb").flatMap(Int.init), memory < 512 {
+            problems.append("only \(memory) MB of memory; PostgreSQL and Patroni need at least 512 MB")
+        }
+        if let disk = value("disk_mb").flatMap(Int.init), disk < 2048 {
+            problems.append("only \(disk) MB free under /var/lib; at least 2 GB is needed")
+        }
+        if let clock = value("clock").flatMap(Double.init) {
+            let skew = abs(clock - Date().timeIntervalSince1970)
+            if skew > 5 { problems.append(String(format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)) }
+        }
+        let listening = Set((value("listening") ?? "").split(separator: " ").compactMap { Int($0) })
+        for (port, service) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && !active.contains(service) {
+            problems.append("port \(port) is taken by something other than \(service); free it or change the port")
+        }
+        if let vip = model.vip, model.balancerHosts.contains(host) || (!model.withHAProxy && model.databaseHosts.contains(host)) {
+            let address = model.address(of: host)
+            let networks = context.facts.interfaces.values.flatMap { $0 }.filter { $0.hasPrefix(address + "/") }
+            if let network = networks.first, !IPv4.contains(network, vip) {
+                problems.append("cluster_vip \(vip) is outside \(network), the network of this host; choose a free address in it")
+            }
+            if lines.contains("vip=answers") && !lines.contains("keepalived=installed") {
+                problems.append("cluster_vip \(vip) already answers, and not from a Keel balancer; choose a free address")
+            }
+        }
+        guard problems.isEmpty else {
+            throw ResourceError("pre-flight failed on \(host), nothing was changed:\n        - " + problems.joined(separator: "\n        - "))
+        }
+        return []
+    }
+
+    func apply(_ changes: [Change], on host: HostExecutor) async throws {}
+}
