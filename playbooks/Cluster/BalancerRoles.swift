@@ -11,6 +11,7 @@ struct HAProxyRole: Role {
         Template("cluster/haproxy.cfg", to: "/etc/haproxy/haproxy.cfg", values: values)
             .onChange(.reload("haproxy"))
         Service("haproxy", state: .started, enabled: true)
+        FlushHandlers()
         WaitFor.port(model.haproxyPorts.stats, host: "127.0.0.1", timeout: .seconds(30))
     }
 
@@ -80,6 +81,7 @@ struct PgBouncerRole: Role {
             "pools": .list(model.pgbouncerPools.map { .map(["name": .string($0.name), "database": .string($0.database), "options": .string($0.options)]) }),
         ]).onChange(.restart("pgbouncer"))
         Service("pgbouncer", state: .started, enabled: true)
+        FlushHandlers()
         WaitFor.port(model.pgbouncerPort, host: "127.0.0.1", timeout: .seconds(30))
     }
 }

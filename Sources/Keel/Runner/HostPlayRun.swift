@@ -40,6 +40,12 @@ struct HostPlayRun {
                 await state.record(report(named: step.name, .skipped))
                 continue
             }
+            if step.resource is FlushHandlers {
+                guard await runHandlers(notified) else { return false }
+                notified = []
+                if let fresh = try? await probe(Array(steps[index...])) { outputs.replaceSubrange(index..., with: fresh) }
+                continue
+            }
             let start = ContinuousClock.now
             do {
                 let (changes, fresh) = try await execute(step, index: index, steps: steps, output: outputs[index])
