@@ -1,5 +1,5 @@
 # Keel — two commands for a fresh Debian 12 machine, as root:
-#   make demo   installs what is needed, builds Keel and runs it against a local test host
+#   make demo   installs what is needed, builds Keel, brings up the lab and deploys the cluster on it
 #   make test   installs what is needed and runs the whole test suite
 
 SHELL := /bin/bash
@@ -11,7 +11,7 @@ KEEL := .build/debug/keel
 .PHONY: demo test deps build clean
 
 demo: deps build
-	scripts/demo-localhost
+	scripts/demo
 
 test: deps build
 	swift build --build-tests
@@ -29,4 +29,4 @@ deps:
 	@command -v swift >/dev/null || { echo "Swift 6 is needed: put its bin directory on PATH (looked in /opt/swift/usr/bin)"; exit 1; }
 
 clean:
-	rm -rf .build .demo
+	rm -rf .build

@@ -2,48 +2,32 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-/// A postgresql_cluster-style inventory for h1..h3 of the lab, in a fresh folder.
+/// The example lab inventory (`inventory/lab`) copied to a fresh folder, with the running lab's key and
+/// known_hosts: three database hosts running etcd too, two balancers with HAProxy, keepalived and the VIP.
 struct LabClusterInventory {
     let path: String
+    let directory: String
 
     init() throws {
         let lab = try String(contentsOfFile: Lab.inventory ?? "", encoding: .utf8)
         let settings = lab.split(separator: "\n").filter { $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=") }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-deploy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("group_vars"), withIntermediateDirectories: true)
-        try """
-            [etcd_cluster]
-            h1 ansible_host=10.213.0.11
-            h2 ansible_host=10.213.0.12
-            h3 ansible_host=10.213.0.13
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("inventory/lab")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-deploy-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/group_vars", withIntermediateDirectories: true)
+        let hosts = try String(contentsOf: source.appendingPathComponent("hosts.ini"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("ansible_ssh_private_key_file=") && !$0.hasPrefix("keel_known_hosts_file=") }
+            .joined(separator: "\n")
+        try (hosts + "\n" + settings.joined(separator: "\n") + "\n").write(toFile: directory + "/hosts.ini", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: source.appendingPathComponent("group_vars/all.yml").path, toPath: directory + "/group_vars/all.yml")
+        path = directory + "/hosts.ini"
+    }
 
-            [master]
-            h1 ansible_host=10.213.0.11
-
-            [replica]
-            h2 ansible_host=10.213.0.12
-            h3 ansible_host=10.213.0.13
-
-            [postgres_cluster:children]
-            master
-            replica
-
-            [all:vars]
-            ansible_user=root
-            \(settings.joined(separator: "\n"))
-            """.write(to: directory.appendingPathComponent("hosts.ini"), atomically: true, encoding: .utf8)
-        try """
-            patroni_cluster_name: "lab"
-            postgresql_parameters:
-              - { option: "work_mem", value: "8MB" }
-            postgresql_users:
-              - { name: "app", password: "", flags: "" }
-            postgresql_databases:
-              - { db: "app", owner: "app" }
-            postgresql_extensions:
-              - { ext: "pg_stat_statements", db: "app" }
-            """.write(to: directory.appendingPathComponent("group_vars/all.yml"), atomically: true, encoding: .utf8)
-        path = directory.appendingPathComponent("hosts.ini").path
+    /// A generated password from `.keel-secrets.yml`.
+    func secret(_ name: String) throws -> String {
+        let text = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
+        return text.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) } ?? ""
     }
 }
 
@@ -54,44 +38,93 @@ extension LabTests {
         try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\""])
     }
 
-    @Test("deploy on fresh hosts: one leader, two streaming replicas, data replicated; the second deploy changes nothing")
+    /// Polls `keel status --json` until `accept` holds (or `seconds` pass); returns the last members seen.
+    private func members(_ inventory: String, within seconds: Int, until accept: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+        var members: [[String: Any]] = []
+        for _ in 0..<seconds {
+            let status = try await KeelBinary.run(["status", "-i", inventory, "--json"])
+            let json = try? JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+            members = json?["members"] as? [[String: Any]] ?? []
+            if accept(members) { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        return members
+    }
+
+    private func streamingReplicas(_ members: [[String: Any]]) -> [String] {
+        members.filter { ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming" }
+            .compactMap { $0["name"] as? String }.sorted()
+    }
+
+    /// Runs `sql` as the app user through `host:port` (the VIP's HAProxy ports or a member's PgBouncer), from h1.
+    private func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String) async throws -> String {
+        let password = try cluster.secret("user_app")
+        let command = "PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
+        return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
+    }
+
+    @Test("deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP; the second deploy changes nothing; failover and rejoin")
     func deploy() async throws {
-        let inventory = try LabClusterInventory().path
+        let cluster = try LabClusterInventory()
+        let inventory = cluster.path
         try await Lab.run("reset")
         let events = inventory + ".events"
         let first = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(first.status == 0, "\(first.output)")
-        let secrets = try FileManager.default.attributesOfItem(atPath: (inventory as NSString).deletingLastPathComponent + "/.keel-secrets.yml")
+        let secrets = try FileManager.default.attributesOfItem(atPath: cluster.directory + "/.keel-secrets.yml")
         #expect((secrets[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-        let status = try await KeelBinary.run(["status", "-i", inventory, "--json"])
-        #expect(status.status == 0, "\(status.output)")
-        let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
-        let members = json?["members"] as? [[String: Any]] ?? []
-        #expect(members.filter { $0["role"] as? String == "leader" }.map { $0["name"] as? String } == ["h1"])
-        let replicas = members.filter { ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming" }
-        #expect(replicas.count == 2, "\(status.output)")
-        #expect(members.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
-        #expect((json?["etcd"] as? [[String: Any]])?.filter { $0["health"] as? Bool == true }.count == 3)
+        let healthy = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
+        #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"])
+        #expect(streamingReplicas(healthy) == ["h2", "h3"], "\(healthy)")
+        #expect(healthy.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
+        let status = try await KeelBinary.run(["status", "-i", inventory])
+        #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
 
         let streaming = try await sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
         #expect(streaming.output.contains("h1 | ok | exit 0\n2\n"), "\(streaming.output)")
-        _ = try await sql(inventory, "h1", "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n", database: "app")
-        for replica in ["h2", "h3"] {
-            var count = try await sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
-            for _ in 0..<20 where !count.output.contains("\n1000\n") {
-                try await Task.sleep(for: .milliseconds(500))
-                count = try await sql(inventory, replica, "SELECT count(*) FROM keel_probe", database: "app")
-            }
-            #expect(count.output.contains("\(replica) | ok | exit 0\n1000\n"), "\(count.output)")
+        let written = try await appSQL(cluster, "10.213.0.100", 5000, "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n; SELECT pg_is_in_recovery()")
+        #expect(written.contains("h1 | ok | exit 0\nf\n"), "\(written)")
+        var read = ""
+        for _ in 0..<20 {
+            read = try await appSQL(cluster, "10.213.0.100", 5001, "SELECT count(*), pg_is_in_recovery() FROM keel_probe")
+            if read.contains("1000|t") { break }
+            try await Task.sleep(for: .milliseconds(500))
         }
+        #expect(read.contains("1000|t"), "read through the VIP's replica port: \(read)")
+        let pooled = try await appSQL(cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe")
+        #expect(pooled.contains("\n1000\n"), "read through PgBouncer on h2: \(pooled)")
+        let stats = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h1", "--", "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/"])
+        #expect(stats.output.contains("\n200"), "\(stats.output)")
         let extensionPresent = try await sql(inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
         #expect(extensionPresent.output.contains("pg_stat_statements"))
 
         let second = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(second.status == 0, "\(second.output)")
         let noop = try EventStream(path: events)
-        #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(second.output)")
+        #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0], "\(second.output)")
         #expect(noop.handlers.isEmpty)
+
+        // Failover: the leader's host loses power; a replica takes over and the VIP's primary port works again.
+        try await Lab.run("kill", "h1")
+        let failedOver = try await members(inventory, within: 90) { members in
+            members.contains { ["h2", "h3"].contains($0["name"] as? String) && $0["role"] as? String == "leader" }
+        }
+        #expect(failedOver.contains { ["h2", "h3"].contains($0["name"] as? String) && $0["role"] as? String == "leader" }, "\(failedOver)")
+        var afterFailover = ""
+        for _ in 0..<30 {
+            afterFailover = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "INSERT INTO keel_probe VALUES (1001); SELECT count(*) FROM keel_probe")
+            if afterFailover.contains("\n1001\n") { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        #expect(afterFailover.contains("\n1001\n"), "write through the VIP after failover: \(afterFailover)")
+
+        // The old leader boots again and rejoins as a replica; a deploy then changes nothing.
+        try await Lab.run("start", "h1")
+        let rejoined = try await members(inventory, within: 120) { streamingReplicas($0).contains("h1") }
+        #expect(streamingReplicas(rejoined).contains("h1"), "\(rejoined)")
+        let third = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        #expect(third.status == 0, "\(third.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(third.output)")
     }
 }

@@ -98,3 +98,29 @@ struct AuthenticationTests {
         #expect(error?.message.contains("refused") == true)
     }
 }
+
+@Suite("Authentication through an ssh-agent")
+struct AgentTests {
+    @Test("the agent's key logs in; an agent without a suitable key is refused with a clear message")
+    func agent() async throws {
+        try await TestSSHServer.with { server in
+            let socket = server.freshPath("agent.sock")
+            let agent = try Shell.spawn("/usr/bin/ssh-agent", ["-D", "-a", socket])
+            defer { kill(agent, SIGKILL); _ = Shell.wait(agent) }
+            try FreePort.waitForFile(socket, timeout: 5)
+            setenv("SSH_AUTH_SOCK", socket, 1)
+            defer { unsetenv("SSH_AUTH_SOCK") }
+            var configuration = try server.configuration()
+            configuration.credentials = [.agent]
+
+            let empty = await sshError { _ = try await SSHConnection.connect(configuration) }
+            #expect(empty?.code == .authenticationFailed)
+            #expect(empty?.message.contains("ssh-agent") == true)
+
+            let added = try Shell.capture("/usr/bin/ssh-add", [server.keys.clientEd25519], environment: ["SSH_AUTH_SOCK": socket])
+            #expect(added.status == 0, "\(added.output)")
+            let connection = try await SSHConnection.connect(configuration)
+            #expect(try await connection.run("echo agent").stdoutText == "agent\n")
+        }
+    }
+}

@@ -251,6 +251,15 @@ public enum FreePort {
         throw Shell.ShellError(description: "nothing listens on 127.0.0.1:\(port) after \(timeout) s")
     }
 
+    public static func waitForFile(_ path: String, timeout: TimeInterval) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) { return }
+            usleep(20_000)
+        }
+        throw Shell.ShellError(description: "\(path) did not appear within \(timeout) s")
+    }
+
     public static func isListening(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

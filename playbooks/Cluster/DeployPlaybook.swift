@@ -18,13 +18,16 @@ extension Playbooks {
             Play("postgresql and patroni", on: "postgres_cluster", become: true, tags: ["postgresql", "patroni"]) { host in
                 PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
             }
+            // The [master] host starts first so that it bootstraps the cluster; on later runs any leader will do.
             Play("patroni primary", on: model.primaryHost ?? "master", become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
-                WaitFor(.http("http://\(model.address(of: host.name)):8008/primary", status: 200), timeout: .seconds(180))
+                WaitFor(
+                    .command("curl -sf -m 5 http://\(model.address(of: host.name)):8008/cluster | grep -q '\"role\": \"leader\"'"),
+                    timeout: .seconds(180))
             }
             Play("patroni replicas", on: model.pattern(model.replicaHosts), become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
-                StreamingReplica(model: model, host: host.name)
+                MemberInService(model: model, host: host.name)
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
@@ -34,9 +37,9 @@ extension Playbooks {
                     PgBouncerRole(host: host, model: model)
                 }
             }
-            Play("replication streams", on: model.pattern(model.replicaHosts), become: true, tags: ["always"]) { host in
+            Play("members in service", on: model.pattern(model.databaseHosts), become: true, tags: ["always"]) { host in
                 // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
-                StreamingReplica(model: model, host: host.name)
+                MemberInService(model: model, host: host.name)
             }
             if model.withHAProxy {
                 Play("haproxy", on: model.pattern(model.balancerHosts), become: true, tags: ["haproxy", "load_balancing"]) { _ in
@@ -52,10 +55,10 @@ extension Playbooks {
     }
 }
 
-/// Running as a replica is not enough: waits until the member streams WAL from the primary.
-func StreamingReplica(model: ClusterModel, host: String) -> WaitFor {
+/// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough).
+func MemberInService(model: ClusterModel, host: String) -> WaitFor {
     WaitFor(
-        .command("curl -sf -m 5 http://\(model.address(of: host)):8008/patroni | grep -q '\"replication_state\": \"streaming\"'"),
+        .command("curl -sf -m 5 http://\(model.address(of: host)):8008/patroni | grep -q -e '\"replication_state\": \"streaming\"' -e '\"role\": \"primary\"'"),
         timeout: .seconds(600))
 }
 
