@@ -28,8 +28,11 @@ struct StatusCommand: AsyncParsableCommand {
         for target in hosts {
             do {
                 let ssh = try await SSHConnection.connect(options.configuration(for: target))
-                let status = try await ClusterStatus.read(model, host: target.name, transport: ssh)
+                var status = try await ClusterStatus.read(model, host: target.name, transport: ssh)
                 await ssh.close()
+                if let vip = model.vip {
+                    status.vipHolder = try await vipHolder(vip, model: model, inventory: inventory, options: options)
+                }
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -43,5 +46,15 @@ struct StatusCommand: AsyncParsableCommand {
             }
         }
         throw CLIError("no member answered:\n" + failures.joined(separator: "\n"))
+    }
+
+    /// Which host holds the VIP: a balancer with HAProxy, else a database host.
+    private func vipHolder(_ vip: String, model: ClusterModel, inventory: Inventory, options: ConnectionOptions) async throws -> String? {
+        let candidates = model.withHAProxy ? model.balancerHosts : model.databaseHosts
+        let fleet = Fleet(options: options, forks: connection.forks)
+        let outcomes = await fleet.run(try targets(of: inventory, candidates, knownHosts: connection.knownHosts)) { _, ssh in
+            try await ssh.run(ClusterStatus.holdsVIP(vip), timeout: .seconds(10)).succeeded
+        }
+        return zip(candidates, outcomes).first { if case .done(true, _) = $0.1 { true } else { false } }?.0
     }
 }

@@ -105,6 +105,26 @@ extension LabTests {
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0], "\(second.output)")
         #expect(noop.handlers.isEmpty)
 
+        // A changed variable: --check shows exactly that change, the deploy applies it with a reload.
+        let variables = cluster.directory + "/group_vars/all.yml"
+        try String(contentsOfFile: variables, encoding: .utf8).replacingOccurrences(of: #"value: "8MB""#, with: #"value: "16MB""#)
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let plan = try await KeelBinary.run(["deploy", "-i", inventory, "--check", "--events", events])
+        #expect(plan.status == 2, "\(plan.output)")
+        #expect(try EventStream(path: events).changedSteps == ["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" })
+        #expect(plan.output.contains("-    work_mem: \"8MB\"\n        +    work_mem: \"16MB\""), "\(plan.output)")
+        let applied = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        #expect(applied.status == 0, "\(applied.output)")
+        #expect(try EventStream(path: events).handlers.sorted() == ["h1: reload patroni", "h2: reload patroni", "h3: reload patroni"])
+        var workMem = ""
+        for _ in 0..<20 {
+            workMem = try await sql(inventory, "h1", "SHOW work_mem").output
+            if workMem.contains("\n16MB\n") { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(workMem.contains("\n16MB\n"), "\(workMem)")
+        #expect(status.output.contains("vip: 10.213.0.100 held by h"), "\(status.output)")
+
         // Failover: the leader's host loses power; a replica takes over and the VIP's primary port works again.
         try await Lab.run("kill", "h1")
         let failedOver = try await members(inventory, within: 90) { members in
@@ -126,5 +146,34 @@ extension LabTests {
         let third = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(third.status == 0, "\(third.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(third.output)")
+    }
+}
+
+extension LabTests {
+    @Test("Type B (no HAProxy): three hosts, the VIP follows the Patroni leader, writes go through it")
+    func deployWithoutBalancers() async throws {
+        let cluster = try LabClusterInventory()
+        let hosts = try String(contentsOfFile: cluster.path, encoding: .utf8)
+            .replacingOccurrences(of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: "")
+        try hosts.write(toFile: cluster.path, atomically: true, encoding: .utf8)
+        let variables = cluster.directory + "/group_vars/all.yml"
+        try String(contentsOfFile: variables, encoding: .utf8)
+            .replacingOccurrences(of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false")
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        try await Lab.run("reset")
+
+        let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(deploy.status == 0, "\(deploy.output)")
+        let holder = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true"])
+        #expect(holder.output.contains("h1 | ok | exit 0\n1\n"), "the VIP is on the leader: \(holder.output)")
+        #expect(holder.output.contains("h2 | ok | exit 0\n0\n") && holder.output.contains("h3 | ok | exit 0\n0\n"))
+        let password = try cluster.secret("user_app")
+        let write = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h3", "--",
+            "PGPASSWORD=\(password) psql -h 10.213.0.100 -p 5432 -U app -d app -XAtq -c 'CREATE TABLE via_vip AS SELECT 1 AS n; SELECT inet_server_addr()'",
+        ])
+        #expect(write.output.contains("h3 | ok | exit 0\n10.213.0.100\n"), "\(write.output)")
+        let status = try await KeelBinary.run(["status", "-i", cluster.path])
+        #expect(status.output.contains("vip: 10.213.0.100 held by h1"), "\(status.output)")
     }
 }

@@ -48,6 +48,9 @@ public struct ClusterStatus: Codable, Sendable {
     public var readFrom: String
     public var members: [Member]
     public var etcd: [EtcdMember]
+    /// The cluster VIP and the host holding it (nil when no host answered that it holds it).
+    public var vip: String?
+    public var vipHolder: String?
 
     /// Reads the status through `transport`, a connection to member `host` of `model`.
     public static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
@@ -58,8 +61,11 @@ public struct ClusterStatus: Codable, Sendable {
         let endpoints = model.etcdHosts.map { "http://\(model.address(of: $0)):2379" }.joined(separator: ",")
         let health = try await transport.run("ETCDCTL_API=3 etcdctl --endpoints=\(endpoints) endpoint health -w json 2>/dev/null", timeout: .seconds(20))
         let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(health.stdout))) ?? []
-        return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd)
+        return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip)
     }
+
+    /// The command that succeeds on the host holding `vip`.
+    public static func holdsVIP(_ vip: String) -> String { "ip -4 -o addr show | grep -q ' inet \(vip)/'" }
 
     /// A table for the terminal.
     public var table: String {
@@ -75,6 +81,7 @@ public struct ClusterStatus: Codable, Sendable {
         let healthy = etcd.filter(\.health).count
         text += "etcd: \(healthy) of \(etcd.count) members healthy"
         text += etcd.isEmpty ? " (no answer)\n" : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
+        if let vip { text += "vip: \(vip) held by \(vipHolder ?? "NO HOST")\n" }
         return text
     }
 }

@@ -124,10 +124,33 @@ struct PatroniNodeRole: Role {
             unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]")
         Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
         Directory("/etc/patroni", mode: 0o750, owner: "postgres", group: "postgres")
-        Template("cluster/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o600, owner: "postgres", group: "postgres", values: patroniValues, isSecret: true)
+        Template("cluster/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600, values: [
+            "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
+            "replication_password": .string(model.replicationPassword.reveal()),
+        ], isSecret: true).onChange(.restartIfRunning("patroni"))
+        Template("cluster/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "postgres", group: "postgres", values: patroniValues)
             .onChange(.reload("patroni"))
-        Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: ["cluster": .string(model.name)])
-            .onChange(.run(name: "reload systemd", command: "systemctl daemon-reload"))
+        if let vip = leaderVIP {
+            Package("iputils-arping")
+            Template("cluster/vip-callback.sh", to: "/etc/patroni/vip-callback.sh", mode: 0o755, values: [
+                "cluster": .string(model.name), "vip": .string(vip.address), "prefix": .int(vip.prefix), "interface": .string(vip.interface),
+            ])
+        }
+        Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: [
+            "cluster": .string(model.name), "vip_callback": .bool(leaderVIP != nil),
+        ]).onChange(.restartIfRunning("patroni"))
+    }
+
+    /// Without HAProxy the VIP follows the Patroni leader: its address, prefix and interface on this host.
+    private var leaderVIP: (address: String, prefix: Int, interface: String)? {
+        guard !model.withHAProxy, let vip = model.vip else { return nil }
+        let address = model.address(of: host.name)
+        for (name, networks) in host.facts.interfaces.sorted(by: { $0.key < $1.key }) {
+            if let network = networks.first(where: { $0.hasPrefix(address + "/") }), let prefix = Int(network.split(separator: "/")[1]) {
+                return (vip, prefix, model.vipInterface ?? name)
+            }
+        }
+        return (vip, 24, model.vipInterface ?? "eth0")
     }
 
     private var patroniValues: [String: TemplateValue] {
@@ -139,10 +162,10 @@ struct PatroniNodeRole: Role {
             "synchronous_mode": .bool(model.synchronousMode), "synchronous_mode_strict": .bool(model.synchronousModeStrict),
             "synchronous_node_count": .int(model.synchronousNodeCount),
             "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory), "version": .int(model.postgresVersion),
-            "superuser": .string(model.superuser), "superuser_password": .string(model.superuserPassword.reveal()),
-            "replication_user": .string(model.replicationUser), "replication_password": .string(model.replicationPassword.reveal()),
+            "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "parameters": .list(model.parameters.map { .map(["option": .string($0.option), "value": .string($0.value)]) }),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
+            "vip_callback": .bool(leaderVIP != nil),
             "hba": .list(model.hbaRules.map { .string([$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")) }),
         ]
     }

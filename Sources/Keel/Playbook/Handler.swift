@@ -4,6 +4,8 @@ import KeelSSH
 /// its config changed. Each handler runs at most once per host and play, in the order handlers were first named.
 public enum Handler: Sendable, Hashable, CustomStringConvertible {
     case restart(String)
+    /// Restarts the service only when it is running (`systemctl try-restart`): for a change that must not start it.
+    case restartIfRunning(String)
     case reload(String)
     /// Any command, with a name for reports.
     case run(name: String, command: String)
@@ -11,14 +13,21 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .restart(let service): "restart \(service)"
+        case .restartIfRunning(let service): "restart \(service) if running"
         case .reload(let service): "reload \(service)"
         case .run(let name, _): name
         }
     }
 
+    /// A restart after a unit file changed must use the new unit: reload systemd first when it asks for it.
+    private static func reloadingUnits(_ service: String) -> String {
+        "if [ \"$(systemctl show -p NeedDaemonReload --value \(shellQuote(service)))\" = yes ]; then systemctl daemon-reload; fi; "
+    }
+
     var command: String {
         switch self {
-        case .restart(let service): "systemctl restart \(shellQuote(service))"
+        case .restart(let service): Self.reloadingUnits(service) + "systemctl restart \(shellQuote(service))"
+        case .restartIfRunning(let service): Self.reloadingUnits(service) + "systemctl try-restart \(shellQuote(service))"
         case .reload(let service): "systemctl try-reload-or-restart \(shellQuote(service))"
         case .run(_, let command): command
         }
