@@ -14,7 +14,7 @@ struct ResourceTests {
         #expect(try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
         let changes = try resource.changes(from: ProbeOutput(text: "nginx-light=missing\ncurl=installed"), on: host)
         #expect(changes.map(\.summary) == ["install nginx-light"])
-        #expect(changes[0].commands[0].contains("apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 nginx-light"))
+        #expect(changes[0].commands[0].contains("apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
         let removal = try Package("telnet", state: .absent).changes(from: ProbeOutput(text: "telnet=installed"), on: host)
         #expect(removal.map(\.summary) == ["remove telnet"])
     }
@@ -83,7 +83,20 @@ struct ResourceTests {
         #expect(try resource.edited("A=1") == "A=1\nEDITOR=vi\n")
         #expect(try resource.edited("") == "EDITOR=vi\n")
         let encoded = Data("A=1\nEDITOR=vi\n".utf8).base64EncodedString()
-        #expect(try resource.changes(from: ProbeOutput(text: "mode=644\ncontent=\(encoded)"), on: host).isEmpty)
+        #expect(try resource.changes(from: ProbeOutput(text: "content=\(encoded)"), on: host).isEmpty)
+    }
+
+    @Test("block in file: replaced between its markers, appended once, other lines untouched")
+    func blockInFile() throws {
+        let resource = BlockInFile("/etc/hosts", name: "cluster", block: "10.0.0.1 pg1\n10.0.0.2 pg2\n")
+        let appended = try resource.edited("127.0.0.1 localhost\n")
+        #expect(appended == "127.0.0.1 localhost\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\n")
+        #expect(try resource.edited(appended) == appended)
+        let old = "a\n# BEGIN KEEL cluster\nstale\n# END KEEL cluster\nz\n"
+        #expect(try resource.edited(old) == "a\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\nz\n")
+        let encoded = Data(appended.utf8).base64EncodedString()
+        #expect(try resource.changes(from: ProbeOutput(text: "content=\(encoded)"), on: host).isEmpty)
+        #expect(try resource.changes(from: ProbeOutput(text: "missing=1"), on: host).first?.summary == "create")
     }
 
     @Test("sysctl: persisted and live values; a refused value is tolerated when asked")

@@ -47,6 +47,9 @@ struct KeepalivedRole {
             "auth_pass": .string(String(model.vrrpPassword.reveal().prefix(8))),
         ], isSecret: true).onChange(.restart("keepalived"))
         Service("keepalived", state: .started, enabled: true)
+        FlushHandlers()
+        // One of the balancers claims the VIP a few VRRP adverts after keepalived starts.
+        WaitFor(.command("ping -c1 -W1 \(vip)"), timeout: .seconds(60))
     }
 
     /// The interface whose network holds `address`; the VIP must be in the same network.

@@ -39,7 +39,7 @@ struct Preflight: Resource {
             echo "disk_mb=$(df -Pm /var/lib | awk 'NR == 2 {print $4}')"
             echo "clock=$(date +%s)"
             echo "listening=$(ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}' | sort -un | tr '\\n' ' ')"
-            for s in \(services); do systemctl is-active -q "$s" && echo "active=$s"; done
+            for s in \(services); do case "$(systemctl is-active "$s")" in active|activating|reloading) echo "active=$s";; esac; done
             """
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers; command -v keepalived >/dev/null && echo keepalived=installed"

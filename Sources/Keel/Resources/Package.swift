@@ -56,8 +56,10 @@ struct PackageManager {
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
-        let install = "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(list)"
-        let update = "apt-get update -q -o DPkg::Lock::Timeout=300"
+        // A stalled mirror or proxy must fail and be retried, not hang the run.
+        let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
+        let install = "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
+        let update = "apt-get update -q -o DPkg::Lock::Timeout=300 \(network)"
         return "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
             + "\(update); fi; \(install) || { \(update) && \(install); }"
     }
