@@ -78,7 +78,9 @@ struct PgBouncerRole: Role {
                 .map { .map(["name": .string($0.0), "password": .string($0.1.reveal())]) }),
         ], isSecret: true).onChange(.reload("pgbouncer"))
         Template("cluster/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres", group: "postgres", values: [
-            "cluster": .string(model.name), "member": .string(host.name), "address": .string(model.address(of: host.name)),
+            "cluster": .string(model.name), "member": .string(host.name),
+            // Without HAProxy the VIP lands on the leader, so PgBouncer listens on every address there.
+            "listen": .string(model.vip != nil && !model.withHAProxy ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
             "port": .int(model.pgbouncerPort), "postgres_port": .int(model.postgresPort), "superuser": .string(model.superuser),
             "max_client_conn": .int(model.pgbouncerMaxClientConnections), "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
             "pools": .list(model.pgbouncerPools.map { .map(["name": .string($0.name), "database": .string($0.database), "options": .string($0.options)]) }),

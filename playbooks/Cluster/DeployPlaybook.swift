@@ -162,6 +162,8 @@ struct PatroniNodeRole: Role {
             "synchronous_mode": .bool(model.synchronousMode), "synchronous_mode_strict": .bool(model.synchronousModeStrict),
             "synchronous_node_count": .int(model.synchronousNodeCount),
             "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory), "version": .int(model.postgresVersion),
+            // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
+            "listen": .string(leaderVIP == nil ? "\(model.address(of: host.name)),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "parameters": .list(model.parameters.map { .map(["option": .string($0.option), "value": .string($0.value)]) }),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
