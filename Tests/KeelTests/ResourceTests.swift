@@ -14,7 +14,8 @@ struct ResourceTests {
         #expect(try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
         let changes = try resource.changes(from: ProbeOutput(text: "nginx-light=missing\ncurl=installed"), on: host)
         #expect(changes.map(\.summary) == ["install nginx-light"])
-        #expect(changes[0].commands[0].contains("apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
+        #expect(changes[0].commands[0].contains("timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
+        #expect(changes[0].commands[0].contains("for attempt in 1 2 3; do timeout 120 apt-get update"))
         let removal = try Package("telnet", state: .absent).changes(from: ProbeOutput(text: "telnet=installed"), on: host)
         #expect(removal.map(\.summary) == ["remove telnet"])
     }

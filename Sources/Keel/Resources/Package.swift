@@ -52,16 +52,16 @@ struct PackageManager {
     init(facts: Facts) { isApt = facts.packageManager != "dnf" && facts.packageManager != "yum" }
 
     /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
-    /// another apt run to finish.
+    /// another apt run to finish. A stalled mirror or proxy must not hang the run: each apt call is bounded
+    /// by `timeout`, and a stalled refresh is tried again.
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
-        // A stalled mirror or proxy must fail and be retried, not hang the run.
         let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
-        let install = "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
-        let update = "apt-get update -q -o DPkg::Lock::Timeout=300 \(network)"
+        let install = "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
+        let update = "for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
         return "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
-            + "\(update); fi; \(install) || { \(update) && \(install); }"
+            + "\(update); fi; \(install) || { \(update); \(install); }"
     }
 
     func remove(_ names: [String]) -> String {
