@@ -99,13 +99,13 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
 
             case .closing:
                 let rc = libssh2_channel_close(channel)
-                if rc == LIBSSH2_ERROR_EAGAIN { return abandoned() ? release(owner) : (moved ? .progressed : .blocked) }
+                if rc == LIBSSH2_ERROR_EAGAIN { return waitToClose(owner, moved: moved) }
                 state = .awaitingClose
                 moved = true
 
             case .awaitingClose:
                 let rc = libssh2_channel_wait_closed(channel)
-                if rc == LIBSSH2_ERROR_EAGAIN { return abandoned() ? release(owner) : (moved ? .progressed : .blocked) }
+                if rc == LIBSSH2_ERROR_EAGAIN { return waitToClose(owner, moved: moved) }
                 if !completion.isDelivered {
                     completion.deliver(.success(ExecResult(
                         stdout: stdout, stderr: stderr, exitStatus: libssh2_channel_get_exit_status(channel),
@@ -115,7 +115,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
 
             case .releasing:
                 let rc = libssh2_channel_free(channel)
-                if rc == LIBSSH2_ERROR_EAGAIN { return abandoned() ? release(owner) : (moved ? .progressed : .blocked) }
+                if rc == LIBSSH2_ERROR_EAGAIN { return waitToClose(owner, moved: moved) }
                 return release(owner)
             }
         }
@@ -183,7 +183,11 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
         return length > 0 ? String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self) : nil
     }
 
-    private func abandoned() -> Bool { abandonAt.map { $0 <= .now } ?? false }
+    /// While closing: wait for the server, unless an aborted command has waited long enough to be abandoned.
+    private func waitToClose(_ owner: SessionOwner, moved: Bool) -> StepOutcome {
+        if let abandonAt, abandonAt <= .now { return release(owner) }
+        return moved ? .progressed : .blocked
+    }
 
     private func fail(_ error: SSHError) -> StepOutcome {
         completion.deliver(.failure(error))

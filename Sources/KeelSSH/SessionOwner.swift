@@ -203,20 +203,20 @@ final class SessionOwner: @unchecked Sendable {
         while active.count < channelLimit, !waiting.isEmpty {
             active.append(waiting.removeFirst())
         }
-        for operation in waiting { expire(operation) }
-        waiting.removeAll { operation in
-            guard operation.control.isCancelled || isPast(operation.deadline) else { return false }
-            return true
-        }
+        waiting.removeAll(where: expire)
     }
 
-    /// Aborts an operation whose task was cancelled or whose deadline passed.
-    private func expire(_ operation: any SessionOperation) {
+    /// Aborts an operation whose task was cancelled or whose deadline passed; returns whether it did.
+    @discardableResult
+    private func expire(_ operation: any SessionOperation) -> Bool {
         if operation.control.isCancelled {
             operation.abort(CancellationError())
         } else if isPast(operation.deadline) {
             operation.abort(SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline"))
+        } else {
+            return false
         }
+        return true
     }
 
     private func isPast(_ deadline: ContinuousClock.Instant?) -> Bool {

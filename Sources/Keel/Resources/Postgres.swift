@@ -15,6 +15,11 @@ public struct PostgresConnection: Sendable, Hashable {
         "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
     }
 
+    /// Runs `statements` in one psql session, each on its own (autocommit, so `CREATE DATABASE` is allowed).
+    func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
+        try await host.run(psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
+    }
+
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
     /// when it is a standby.
     func probe(_ sql: String, database: String? = nil) -> String {
@@ -93,8 +98,7 @@ public struct PostgresRole: Resource {
 
     public func apply(_ changes: [Change], on host: HostExecutor) async throws {
         let verifier = password.map { " PASSWORD " + SQL.literal(SCRAM.verifier(for: $0.reveal())) } ?? ""
-        let sql = changes.flatMap(\.commands).map { $0.replacingOccurrences(of: " PASSWORD '…'", with: verifier) + ";" }
-        try await host.run(connection.psql(), input: Array(sql.joined(separator: "\n").utf8))
+        try await connection.execute(changes.flatMap(\.commands).map { $0.replacingOccurrences(of: " PASSWORD '…'", with: verifier) }, on: host)
     }
 }
 
@@ -128,7 +132,7 @@ public struct PostgresDatabase: Resource {
     }
 
     public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        for command in changes.flatMap(\.commands) { try await host.run(connection.psql(), input: Array((command + ";").utf8)) }
+        try await connection.execute(changes.flatMap(\.commands), on: host)
     }
 }
 
@@ -156,8 +160,6 @@ public struct PostgresExtension: Resource {
     }
 
     public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        for command in changes.flatMap(\.commands) {
-            try await host.run(connection.psql(database: database), input: Array((command + ";").utf8))
-        }
+        try await connection.execute(changes.flatMap(\.commands), database: database, on: host)
     }
 }
