@@ -6,7 +6,7 @@ import Playbooks
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show the running cluster: members, roles, states, timelines, lag, and etcd's health.")
+        commandName: "status", abstract: "Show the running cluster: members, roles, states, timelines, lag, etcd's health, the VIP and the backups.")
 
     @OptionGroup var inventoryOptions: InventoryOptions
     @OptionGroup var connection: ConnectionArguments
@@ -33,6 +33,13 @@ struct StatusCommand: AsyncParsableCommand {
                 if let vip = model.vip {
                     status.vipHolder = try await vipHolder(vip, model: model, inventory: inventory, options: options)
                 }
+                if let backups = model.backups {
+                    do {
+                        status.backups = try await backupStatus(backups, inventory: inventory, options: options)
+                    } catch {
+                        status.backupError = "\(error)"
+                    }
+                }
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -46,6 +53,17 @@ struct StatusCommand: AsyncParsableCommand {
             }
         }
         throw CLIError("no member answered:\n" + failures.joined(separator: "\n"))
+    }
+
+    /// `pgbackrest info`, read on the repository host.
+    private func backupStatus(_ backups: ClusterModel.Backups, inventory: Inventory, options: ConnectionOptions) async throws -> BackupStatus {
+        let fleet = Fleet(options: options, forks: 1)
+        let target = try targets(of: inventory, [backups.repositoryHost], knownHosts: connection.knownHosts)
+        switch await fleet.run(target, { _, ssh in try await BackupStatus.read(backups, transport: ssh) })[0] {
+        case .done(let status, _): return status
+        case .unreachable(let error): throw error
+        case .failed(let error): throw error
+        }
     }
 
     /// Which host holds the VIP: a balancer with HAProxy, else a database host.

@@ -3,7 +3,8 @@ import KeelTestSupport
 import Testing
 
 /// The example lab inventory (`inventory/lab`) copied to a fresh folder, with the running lab's key and
-/// known_hosts: three database hosts running etcd too, two balancers with HAProxy, keepalived and the VIP.
+/// known_hosts: three database hosts running etcd too, two balancers with HAProxy, keepalived and the VIP, the
+/// first of them also the pgBackRest repository.
 struct LabClusterInventory {
     let path: String
     let directory: String
@@ -80,6 +81,9 @@ extension LabTests {
         #expect(healthy.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
         let status = try await KeelBinary.run(["status", "-i", inventory])
         #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
+        #expect(status.output.contains("backups on h4 (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
+        let backups = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h4", "--", "runuser -u pgbackrest -- pgbackrest --stanza=lab info"])
+        #expect(backups.output.contains("status: ok") && backups.output.contains("full backup: "), "\(backups.output)")
 
         let streaming = try await sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
         #expect(streaming.output.contains("h1 | ok | exit 0\n2\n"), "\(streaming.output)")
@@ -155,10 +159,12 @@ extension LabTests {
         let cluster = try LabClusterInventory()
         let hosts = try String(contentsOfFile: cluster.path, encoding: .utf8)
             .replacingOccurrences(of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: "")
+            .replacingOccurrences(of: "[pgbackrest]\nh4 ansible_host=10.213.0.14\n", with: "")
         try hosts.write(toFile: cluster.path, atomically: true, encoding: .utf8)
         let variables = cluster.directory + "/group_vars/all.yml"
         try String(contentsOfFile: variables, encoding: .utf8)
             .replacingOccurrences(of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false")
+            .replacingOccurrences(of: "pgbackrest_install: true", with: "pgbackrest_install: false")
             .write(toFile: variables, atomically: true, encoding: .utf8)
         try await Lab.run("reset")
 

@@ -138,4 +138,39 @@ struct ClusterModelTests {
         let ttl = error(vars: Self.vars + "\npatroni_ttl: 20\n")
         #expect(ttl?.message.contains("loop_wait + 2 × retry_timeout ≤ ttl") == true)
     }
+
+    @Test("pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept; bad repository hosts are refused")
+    func backups() throws {
+        let withRepository = Self.hosts.replacingOccurrences(of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
+        let (model, directory) = try load(hosts: withRepository, vars: Self.vars + "\npgbackrest_install: true\n")
+        let backups = try #require(model.backups)
+        #expect(backups.repositoryHost == "10.213.0.16" && backups.stanza == "pg-lab" && backups.retentionFull == 4)
+        #expect(model.allHosts.last == "10.213.0.16")
+        #expect(backups.archiveCommand == "pgbackrest --stanza=pg-lab archive-push %p")
+        #expect(backups.databaseKey.publicKey.hasPrefix("ssh-ed25519 ") && backups.databaseKey.publicKey != backups.repositoryKey.publicKey)
+        #expect(backups.databaseKey.privateKey.reveal().contains("BEGIN OPENSSH PRIVATE KEY"))
+        let again = try ClusterModel.load(
+            from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        #expect(again.backups?.databaseKey.publicKey == backups.databaseKey.publicKey)
+        #expect(again.backups?.repositoryKey.privateKey.reveal() == backups.repositoryKey.privateKey.reveal())
+
+        let noRepository = error(vars: Self.vars + "\npgbackrest_install: true\n")
+        #expect(noRepository?.message == "pgbackrest_install is true but there is no repository host")
+        #expect(noRepository?.location?.line == 19)
+        let onDatabaseHost = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_host: 10.213.0.12\n")
+        #expect(onDatabaseHost?.message == "the pgBackRest repository host 10.213.0.12 is also a database host")
+        let unknown = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_host: backup1\n")
+        #expect(unknown?.message == "pgbackrest_repo_host 'backup1' is not a host of the inventory")
+    }
+
+    @Test("pgbackrest info's JSON: the stanza's status and each backup's label, type, end and size")
+    func backupStatus() throws {
+        let json = #"[{"archive":[],"backup":[{"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
+        let status = try BackupStatus.parse(Data(json.utf8), repositoryHost: "h4")
+        #expect(status.stanza == "lab" && status.status == "ok")
+        #expect(status.backups.map(\.type) == ["full", "diff"] && status.backups[0].finished == 1795312992 && status.backups[1].size == 31000000)
+        #expect(status.summary.hasPrefix("backups on h4 (stanza lab): ok, 2 backup(s); last full 20261122-020309F finished 2026-11-22T02:03:12Z"))
+        let empty = try BackupStatus.parse(Data(#"[{"backup":[],"name":"lab","status":{"code":2,"message":"no valid backups"}}]"#.utf8), repositoryHost: "h4")
+        #expect(empty.summary == "backups on h4 (stanza lab): no valid backups, 0 backup(s)")
+    }
 }

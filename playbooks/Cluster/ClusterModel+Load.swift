@@ -50,13 +50,10 @@ extension ClusterModel {
             pgbouncerPools: try pools(reader),
             pgbouncerDefaultPoolSize: try reader.int(["pgbouncer_default_pool_size"], in: 1...10000) ?? 20,
             pgbouncerMaxClientConnections: try reader.int(["pgbouncer_max_client_conn"], in: 1...100000) ?? 10000,
-            pgbackrest: try reader.bool(["pgbackrest_install"]) ?? false,
-            pgbackrestRepositoryHost: try reader.string(["pgbackrest_repo_host"]).flatMap { $0.isEmpty ? nil : $0 },
-            pgbackrestStanza: try reader.string(["pgbackrest_stanza"]) ?? name,
-            pgbackrestRetentionFull: try reader.int(["pgbackrest_retention_full"], in: 1...1000) ?? 4,
+            backups: try backups(reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
             balancerHosts: inventory.hostNames(in: "balancers"))
-        for host in Set(etcdHosts + databaseHosts + model.balancerHosts) { model.addresses[host] = try inventory.target(for: host).address }
+        for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in
             var user = user
@@ -70,6 +67,47 @@ extension ClusterModel {
     private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets) throws(InventoryError) -> Secret {
         if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
         return secrets.password(for: name)
+    }
+
+    /// pgBackRest's settings when `pgbackrest_install` is true. The repository host is the `[pgbackrest]` group's
+    /// host, or the inventory host `pgbackrest_repo_host` names (by name or address).
+    private static func backups(
+        _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String], secrets: ClusterSecrets
+    ) throws(InventoryError) -> Backups? {
+        guard try reader.bool(["pgbackrest_install"]) ?? false else { return nil }
+        let install = reader.lookup(["pgbackrest_install"])?.variable.origin
+        var repository = inventory.hostNames(in: "pgbackrest").first
+        if let named = try reader.string(["pgbackrest_repo_host"]), !named.isEmpty {
+            repository = inventory.hostNames.first { $0 == named || (try? inventory.target(for: $0).address) == named }
+            guard repository != nil else {
+                throw InventoryError(
+                    "pgbackrest_repo_host '\(named)' is not a host of the inventory", at: reader.lookup(["pgbackrest_repo_host"])?.variable.origin,
+                    hint: "list it under [pgbackrest]")
+            }
+        }
+        guard let repository else {
+            throw InventoryError(
+                "pgbackrest_install is true but there is no repository host", at: install,
+                hint: "list the backup host under [pgbackrest] (a repository on a database host would be lost with it)")
+        }
+        if databaseHosts.contains(repository) {
+            throw InventoryError(
+                "the pgBackRest repository host \(repository) is also a database host", at: inventory.groups["pgbackrest"]?.location ?? install,
+                hint: "use a host outside [postgres_cluster]: backups must outlive the database hosts")
+        }
+        do {
+            return Backups(
+                repositoryHost: repository, stanza: try reader.string(["pgbackrest_stanza"]) ?? cluster,
+                retentionFull: try reader.int(["pgbackrest_retention_full"], in: 1...1000) ?? 4,
+                fullSchedule: try reader.string(["pgbackrest_full_backup_schedule"]) ?? "Sun *-*-* 06:30",
+                differentialSchedule: try reader.string(["pgbackrest_diff_backup_schedule"]) ?? "Mon..Sat *-*-* 06:30",
+                databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
+                repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
+        } catch let error as InventoryError {
+            throw error
+        } catch {
+            throw InventoryError("cannot make the pgBackRest SSH keys: \(error)", at: install, hint: "install openssh-client on this machine")
+        }
     }
 
     /// Every variable any host sees must be one the model reads or a known connection or per-host setting.

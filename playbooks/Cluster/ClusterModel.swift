@@ -45,10 +45,8 @@ public struct ClusterModel: Sendable {
     public var pgbouncerPools: [Pool]
     public var pgbouncerDefaultPoolSize: Int
     public var pgbouncerMaxClientConnections: Int
-    public var pgbackrest: Bool
-    public var pgbackrestRepositoryHost: String?
-    public var pgbackrestStanza: String
-    public var pgbackrestRetentionFull: Int
+    /// pgBackRest, when installed: its repository host and schedule.
+    public var backups: Backups?
 
     /// Each host's address (its `ansible_host`, else its name), by inventory name.
     public var addresses: [String: String] = [:]
@@ -64,7 +62,7 @@ public struct ClusterModel: Sendable {
     /// Every host of the cluster, each once, in inventory order of the groups.
     public var allHosts: [String] {
         var seen = Set<String>()
-        return (etcdHosts + databaseHosts + balancerHosts).filter { seen.insert($0).inserted }
+        return (etcdHosts + databaseHosts + balancerHosts + [backups?.repositoryHost].compactMap { $0 }).filter { seen.insert($0).inserted }
     }
 
     /// The database hosts other than the primary.
@@ -78,5 +76,24 @@ public struct ClusterModel: Sendable {
 
     public struct HAProxyPorts: Sendable, Equatable {
         public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000
+    }
+
+    /// pgBackRest: every database host archives WAL to, and is backed up by, one repository host over SSH.
+    public struct Backups: Sendable {
+        /// The inventory host holding the repository (not a database host: backups must outlive them).
+        public var repositoryHost: String
+        public var stanza: String
+        public var retentionFull: Int
+        /// systemd calendar expressions for the full and the differential backups.
+        public var fullSchedule: String
+        public var differentialSchedule: String
+        /// The SSH keys of the database hosts' `postgres` user and of the repository's `pgbackrest` user.
+        public var databaseKey: SSHKeyPair
+        public var repositoryKey: SSHKeyPair
+
+        /// The command PostgreSQL archives each WAL segment with.
+        public var archiveCommand: String { "pgbackrest --stanza=\(stanza) archive-push %p" }
+        /// The command a member fetches archived WAL with.
+        public var restoreCommand: String { "pgbackrest --stanza=\(stanza) archive-get %f \"%p\"" }
     }
 }

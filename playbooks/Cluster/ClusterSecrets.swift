@@ -2,7 +2,7 @@ import Foundation
 import Keel
 import KeelSSH
 
-/// Passwords the inventory leaves empty, generated on first deploy and kept in a file beside the inventory
+/// Passwords the inventory leaves empty and SSH keys between hosts, generated on first deploy and kept in a file beside the inventory
 /// (`.keel-secrets.yml`, mode 0600), so that every later run uses the same ones. Never printed.
 public final class ClusterSecrets: @unchecked Sendable {
     public let path: String
@@ -33,6 +33,21 @@ public final class ClusterSecrets: @unchecked Sendable {
         values[name] = value
         dirty = true
         return Secret(value)
+    }
+
+    /// The stored SSH key pair `name`, or a new one remembered for saving (the private key base64-encoded, so
+    /// that it fits on one line).
+    public func keyPair(for name: String) throws -> SSHKeyPair {
+        lock.lock()
+        defer { lock.unlock() }
+        if let encoded = values["\(name)_private"], let data = Data(base64Encoded: encoded), let publicKey = values["\(name)_public"] {
+            return SSHKeyPair(privateKey: Secret(String(decoding: data, as: UTF8.self)), publicKey: publicKey)
+        }
+        let pair = try SSHKeyPair.generate(comment: "keel \(name)")
+        values["\(name)_private"] = Data(pair.privateKey.reveal().utf8).base64EncodedString()
+        values["\(name)_public"] = pair.publicKey
+        dirty = true
+        return pair
     }
 
     /// Writes new secrets to the file, created 0600 before any secret is written to it.

@@ -1,8 +1,8 @@
 import Foundation
 import Keel
 
-/// The cluster as it runs now: Patroni members with role, state, timeline and lag, and etcd's health — read on
-/// one member over SSH (Patroni's REST API and `etcdctl`), not from the inventory.
+/// The cluster as it runs now: Patroni members with role, state, timeline and lag, etcd's health, the VIP's holder
+/// and the backups — read over SSH (Patroni's REST API, `etcdctl`, `pgbackrest info`), not from the inventory.
 public struct ClusterStatus: Codable, Sendable {
     public struct Member: Codable, Sendable {
         public var name: String
@@ -51,6 +51,9 @@ public struct ClusterStatus: Codable, Sendable {
     /// The cluster VIP and the host holding it (nil when no host answered that it holds it).
     public var vip: String?
     public var vipHolder: String?
+    /// The pgBackRest repository, when the cluster has one; nil also when it could not be read (see `backupError`).
+    public var backups: BackupStatus?
+    public var backupError: String?
 
     /// Reads the status through `transport`, a connection to member `host` of `model`.
     public static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
@@ -82,6 +85,8 @@ public struct ClusterStatus: Codable, Sendable {
         text += "etcd: \(healthy) of \(etcd.count) members healthy"
         text += etcd.isEmpty ? " (no answer)\n" : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
         if let vip { text += "vip: \(vip) held by \(vipHolder ?? "NO HOST")\n" }
+        if let backups { text += backups.summary + "\n" }
+        if let backupError { text += "backups: UNKNOWN (\(backupError))\n" }
         return text
     }
 }

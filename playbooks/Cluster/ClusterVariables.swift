@@ -10,7 +10,8 @@ enum ClusterVariables {
         "with_haproxy_load_balancing", "haproxy_listen_port", "cluster_vip", "vip_interface",
         "pgbouncer_install", "pgbouncer_listen_port", "pgbouncer_pools", "pgbouncer_default_pool_size",
         "pgbouncer_max_client_conn", "pgbackrest_install", "pgbackrest_repo_host", "pgbackrest_stanza",
-        "pgbackrest_retention_full", "etcd_allow_even_members",
+        "pgbackrest_retention_full", "pgbackrest_full_backup_schedule", "pgbackrest_diff_backup_schedule",
+        "etcd_allow_even_members",
     ]
 
     /// Connection settings and postgresql_cluster's per-host flags: known, not cluster settings.

@@ -18,6 +18,15 @@ extension Playbooks {
             Play("postgresql and patroni", on: "postgres_cluster", become: true, tags: ["postgresql", "patroni"]) { host in
                 PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
             }
+            if let backups = model.backups {
+                Play("pgbackrest", on: model.pattern(model.databaseHosts + [backups.repositoryHost]), become: true, tags: ["pgbackrest"]) { host in
+                    if host.name == backups.repositoryHost {
+                        try PgBackRestRepositoryRole(host: host, model: model, backups: backups).steps()
+                    } else {
+                        try PgBackRestDatabaseRole(host: host, model: model, backups: backups).steps()
+                    }
+                }
+            }
             // The [master] host starts first so that it bootstraps the cluster; on later runs any leader will do.
             Play("patroni primary", on: model.primaryHost ?? "master", become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
@@ -40,6 +49,11 @@ extension Playbooks {
             Play("members in service", on: model.pattern(model.databaseHosts), become: true, tags: ["always"]) { host in
                 // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
                 MemberInService(model: model, host: host.name)
+            }
+            if let backups = model.backups {
+                Play("pgbackrest stanza and first backup", on: backups.repositoryHost, become: true, tags: ["pgbackrest"]) { _ in
+                    PgBackRestFirstBackup(backups)
+                }
             }
             if model.withHAProxy {
                 Play("haproxy", on: model.pattern(model.balancerHosts), become: true, tags: ["haproxy", "load_balancing"]) { _ in
@@ -168,6 +182,8 @@ struct PatroniNodeRole: Role {
             "parameters": .list(model.parameters.map { .map(["option": .string($0.option), "value": .string($0.value)]) }),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
             "vip_callback": .bool(leaderVIP != nil),
+            "archive_command": .string(model.backups?.archiveCommand ?? ""),
+            "restore_command": .string(model.backups?.restoreCommand ?? ""),
             "hba": .list(model.hbaRules.map { .string([$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")) }),
         ]
     }

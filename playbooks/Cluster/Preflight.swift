@@ -3,7 +3,7 @@ import Keel
 import KeelSSH
 
 /// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
-/// memory and disk, a clock in step with the controller's, the cluster's ports free (or held by the cluster's own
+/// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free (or held by the cluster's own
 /// services), and a VIP that no one else answers for. It never changes the host: it passes or it fails with every
 /// problem it found.
 struct Preflight: Resource {
@@ -42,7 +42,7 @@ struct Preflight: Resource {
             for s in \(services); do case "$(systemctl is-active "$s")" in active|activating|reloading) echo "active=$s";; esac; done
             """
         if let vip = model.vip {
-            script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers; command -v keepalived >/dev/null && echo keepalived=installed"
+            script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers"
         }
         return script
     }
@@ -66,6 +66,10 @@ struct Preflight: Resource {
             let skew = abs(clock - Date().timeIntervalSince1970)
             if skew > 5 { problems.append(String(format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)) }
         }
+        let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
+        if !namesakes.isEmpty {
+            problems.append("its hostname \(context.facts.hostname) is also the hostname of \(namesakes.joined(separator: ", ")); give every host its own")
+        }
         let listening = Set((value("listening") ?? "").split(separator: " ").compactMap { Int($0) })
         for (port, service) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && !active.contains(service) {
             problems.append("port \(port) is taken by something other than \(service); free it or change the port")
@@ -76,8 +80,9 @@ struct Preflight: Resource {
             if let network = networks.first, !IPv4.contains(network, vip) {
                 problems.append("cluster_vip \(vip) is outside \(network), the network of this host; choose a free address in it")
             }
-            if lines.contains("vip=answers") && !lines.contains("keepalived=installed") {
-                problems.append("cluster_vip \(vip) already answers, and not from a Keel balancer; choose a free address")
+            let heldByCluster = context.peers.values.contains { $0.interfaces.values.joined().contains { $0.hasPrefix(vip + "/") } }
+            if lines.contains("vip=answers") && !heldByCluster {
+                problems.append("cluster_vip \(vip) already answers, and no host of the cluster holds it; choose a free address")
             }
         }
         guard problems.isEmpty else {

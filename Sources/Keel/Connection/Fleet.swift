@@ -27,24 +27,8 @@ public struct Fleet: Sendable {
         report: @Sendable (HostTarget, Outcome<Value>) -> Void = { _, _ in },
         _ body: @escaping @Sendable (HostTarget, SSHConnection) async throws -> Value
     ) async -> [Outcome<Value>] {
-        await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
-            var outcomes = [Outcome<Value>?](repeating: nil, count: targets.count)
-            var next = 0
-            func startNext() {
-                guard next < targets.count else { return }
-                let index = next
-                let target = targets[index]
-                let configuration = options.configuration(for: target)
-                group.addTask { (index, await Self.visit(target, configuration, body)) }
-                next += 1
-            }
-            for _ in 0..<min(forks, targets.count) { startNext() }
-            while let (index, outcome) = await group.next() {
-                report(targets[index], outcome)
-                outcomes[index] = outcome
-                startNext()
-            }
-            return outcomes.map { $0! }
+        await targets.concurrentMap(limit: forks, completed: { report(targets[$0], $1) }) { [options] target in
+            await Self.visit(target, options.configuration(for: target), body)
         }
     }
 

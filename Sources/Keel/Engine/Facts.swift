@@ -16,6 +16,8 @@ public struct Facts: Sendable, Equatable {
     public var hasSystemd = false
     /// `apt`, `dnf` or `yum`; empty when none is found.
     public var packageManager = ""
+    /// The host's SSH public host keys, `TYPE BASE64` each: what its peers put in their known_hosts.
+    public var sshHostKeys: [String] = []
 
     public init() {}
 
@@ -28,6 +30,7 @@ public struct Facts: Sendable, Equatable {
         ip -o -4 addr show 2>/dev/null | awk '{print "addr=" $2 " " $4}'
         [ -d /run/systemd/system ] && echo systemd=1
         for pm in apt-get dnf yum; do command -v $pm >/dev/null 2>&1 && { echo "pm=${pm%-get}"; break; }; done
+        for key in /etc/ssh/ssh_host_*_key.pub; do [ -r "$key" ] && echo "host_key=$(cut -d' ' -f1,2 "$key")"; done
         """
 
     /// Reads the output of ``script``.
@@ -53,6 +56,7 @@ public struct Facts: Sendable, Equatable {
                 if parts.count == 2 { facts.interfaces[parts[0], default: []].append(parts[1]) }
             case "systemd": facts.hasSystemd = true
             case "pm": facts.packageManager = value
+            case "host_key": facts.sshHostKeys.append(value)
             default: break
             }
         }

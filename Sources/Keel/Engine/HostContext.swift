@@ -4,16 +4,19 @@ public struct HostContext: Sendable {
     public let name: String
     public let inventory: Inventory
     public let facts: Facts
+    /// The facts of every host this run has reached (this one included), by name.
+    public let peers: [String: Facts]
     /// Typed access to the host's resolved variables.
     public let variables: VariableReader
 
     /// Variables, facts and inventory structure as template values, built once per host and play.
     let templateValues: TemplateValues
 
-    public init(name: String, inventory: Inventory, facts: Facts) {
+    public init(name: String, inventory: Inventory, facts: Facts, peers: [String: Facts] = [:]) {
         self.name = name
         self.inventory = inventory
         self.facts = facts
+        self.peers = peers
         self.variables = VariableReader(host: name, variables: inventory.variables(for: name))
         self.templateValues = TemplateValues(host: name, inventory: inventory, variables: variables.variables, facts: facts)
     }

@@ -45,6 +45,9 @@ actor RunState {
         }
     }
 
+    /// The facts of every host connected so far, by name.
+    func facts() -> [String: Facts] { sessions.mapValues(\.facts) }
+
     func record(_ report: StepReport) {
         note(report.host)
         switch report.status {

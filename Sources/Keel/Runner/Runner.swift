@@ -46,10 +46,14 @@ public struct Runner: Sendable {
             let hosts = await state.healthy(candidates)
             await state.register(hosts)
             reporter.report(.playStarted(name: play.name, hosts: hosts))
+            // Every host of the play is connected before any runs, so each one plans knowing its peers' facts.
+            let reached = await hosts.concurrentMap(limit: options.forks) { await state.session(for: $0) != nil }
+            if play.anyErrorsFatal && reached.contains(false) { break playLoop }
+            let peers = await state.facts()
             let batchSize = max(1, play.serial ?? hosts.count)
             for batchStart in stride(from: 0, to: hosts.count, by: batchSize) {
                 let batch = Array(hosts[batchStart..<min(hosts.count, batchStart + batchSize)])
-                let failures = await runBatch(batch, play: play, firstHost: hosts.first, state: state)
+                let failures = await runBatch(batch, play: play, firstHost: hosts.first, peers: peers, state: state)
                 if play.anyErrorsFatal && failures > 0 { break playLoop }
             }
         }
@@ -57,29 +61,14 @@ public struct Runner: Sendable {
     }
 
     /// Runs `play` on `hosts`, at most `forks` at once; returns how many hosts failed.
-    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, state: RunState) async -> Int {
-        await withTaskGroup(of: Bool.self) { group in
-            var next = 0
-            var failures = 0
-            func startNext() {
-                guard next < hosts.count else { return }
-                let host = hosts[next]
-                next += 1
-                group.addTask {
-                    guard let session = await state.session(for: host) else { return false }
-                    let run = HostPlayRun(
-                        play: play, context: HostContext(name: host, inventory: inventory, facts: session.facts),
-                        session: session, isFirstHost: host == firstHost, options: options, state: state)
-                    return await run.run()
-                }
-            }
-            for _ in 0..<min(options.forks, hosts.count) { startNext() }
-            while let succeeded = await group.next() {
-                if !succeeded { failures += 1 }
-                startNext()
-            }
-            return failures
+    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, peers: [String: Facts], state: RunState) async -> Int {
+        let succeeded = await hosts.concurrentMap(limit: options.forks) { [inventory, options] host in
+            guard let session = await state.session(for: host) else { return false }
+            let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
+            let run = HostPlayRun(play: play, context: context, session: session, isFirstHost: host == firstHost, options: options, state: state)
+            return await run.run()
         }
+        return succeeded.filter { !$0 }.count
     }
 }
 
