@@ -9,6 +9,11 @@ struct LabClusterInventory {
     let path: String
     let directory: String
 
+    init(path: String, directory: String) {
+        self.path = path
+        self.directory = directory
+    }
+
     init() throws {
         let lab = try String(contentsOfFile: Lab.inventory ?? "", encoding: .utf8)
         let settings = lab.split(separator: "\n").filter { $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=") }
@@ -35,12 +40,12 @@ struct LabClusterInventory {
 /// The deploy flow on fresh lab hosts: etcd + Patroni + PostgreSQL on h1..h3. Part of the lab suite, which runs
 /// one test at a time because tests share the hosts.
 extension LabTests {
-    private func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") async throws -> (status: Int32, output: String) {
+    func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") async throws -> (status: Int32, output: String) {
         try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\""])
     }
 
     /// Polls `keel status --json` until `accept` holds (or `seconds` pass); returns the last members seen.
-    private func members(_ inventory: String, within seconds: Int, until accept: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+    func members(_ inventory: String, within seconds: Int, until accept: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
         var members: [[String: Any]] = []
         for _ in 0..<seconds {
             let status = try await KeelBinary.run(["status", "-i", inventory, "--json"])
@@ -52,19 +57,19 @@ extension LabTests {
         return members
     }
 
-    private func streamingReplicas(_ members: [[String: Any]]) -> [String] {
+    func streamingReplicas(_ members: [[String: Any]]) -> [String] {
         members.filter { ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming" }
             .compactMap { $0["name"] as? String }.sorted()
     }
 
     /// Runs `sql` as the app user through `host:port` (the VIP's HAProxy ports or a member's PgBouncer), from h1.
-    private func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String) async throws -> String {
+    func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String) async throws -> String {
         let password = try cluster.secret("user_app")
         let command = "PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
         return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
     }
 
-    @Test("deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP; the second deploy changes nothing; failover and rejoin")
+    @Test("deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row")
     func deploy() async throws {
         let cluster = try LabClusterInventory()
         let inventory = cluster.path
@@ -150,6 +155,8 @@ extension LabTests {
         let third = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(third.status == 0, "\(third.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(third.output)")
+
+        try await partitionKeepsAcknowledgedRows(cluster)
     }
 }
 
