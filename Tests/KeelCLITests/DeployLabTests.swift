@@ -114,24 +114,45 @@ extension LabTests {
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0], "\(second.output)")
         #expect(noop.handlers.isEmpty)
 
-        // A changed variable: --check shows exactly that change, the deploy applies it with a reload.
+        // A changed variable: --check shows exactly that change, the deploy applies it without a restart.
         let variables = cluster.directory + "/group_vars/all.yml"
-        try String(contentsOfFile: variables, encoding: .utf8).replacingOccurrences(of: #"value: "8MB""#, with: #"value: "16MB""#)
-            .write(toFile: variables, atomically: true, encoding: .utf8)
+        func setVariables(_ old: String, _ new: String) throws {
+            try String(contentsOfFile: variables, encoding: .utf8).replacingOccurrences(of: old, with: new)
+                .write(toFile: variables, atomically: true, encoding: .utf8)
+        }
+        try setVariables(#"value: "8MB""#, #"value: "16MB""#)
         let plan = try await KeelBinary.run(["deploy", "-i", inventory, "--check", "--events", events])
         #expect(plan.status == 2, "\(plan.output)")
-        #expect(try EventStream(path: events).changedSteps.sorted() == ["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" })
-        #expect(plan.output.contains("-    work_mem: \"8MB\"\n        +    work_mem: \"16MB\""), "\(plan.output)")
+        #expect(try EventStream(path: events).changedSteps == ["h1: patroni cluster configuration"], "\(plan.output)")
+        #expect(plan.output.contains("- work_mem: 8MB → 16MB\n"), "\(plan.output)")
         let applied = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(applied.status == 0, "\(applied.output)")
-        #expect(try EventStream(path: events).handlers.sorted() == ["h1: reload patroni", "h2: reload patroni", "h3: reload patroni"])
+        #expect(try EventStream(path: events).changedSteps == ["h1: patroni cluster configuration"], "\(applied.output)")
         var workMem = ""
         for _ in 0..<20 {
-            workMem = try await sql(inventory, "h1", "SHOW work_mem").output
+            workMem = try await sql(inventory, "h2", "SHOW work_mem").output
             if workMem.contains("\n16MB\n") { break }
             try await Task.sleep(for: .milliseconds(500))
         }
         #expect(workMem.contains("\n16MB\n"), "\(workMem)")
+
+        // A parameter PostgreSQL applies only at start: the members restart one at a time, the leader last.
+        try setVariables(#"value: "200""#, #"value: "300""#)
+        let restarted = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        #expect(restarted.status == 0, "\(restarted.output)")
+        #expect(restarted.output.contains("- restart h2 (") && restarted.output.contains("- restart h3 (") && restarted.output.contains("- restart h1 (leader)"))
+        let starts = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1,h2,h3", "--",
+            "cd /tmp && runuser -u postgres -- psql -XAtq -c \"SELECT current_setting('max_connections') || ' ' || extract(epoch FROM pg_postmaster_start_time())\"",
+        ])
+        var started: [String: Double] = [:]
+        for host in ["h1", "h2", "h3"] {
+            let line = starts.output.components(separatedBy: "\(host) | ok | exit 0\n").dropFirst().first?.split(separator: "\n").first ?? ""
+            let fields = line.split(separator: " ")
+            #expect(fields.first == "300", "max_connections on \(host): \(starts.output)")
+            started[host] = fields.count == 2 ? Double(fields[1]) : nil
+        }
+        #expect(started["h1"] ?? 0 > max(started["h2"] ?? .infinity, started["h3"] ?? .infinity), "the leader restarts last: \(started)")
         #expect(status.output.contains("vip: 10.213.0.100 held by h"), "\(status.output)")
 
         // Failover: the leader's host loses power; a replica takes over and the VIP's primary port works again.

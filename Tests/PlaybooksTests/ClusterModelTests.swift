@@ -120,7 +120,7 @@ struct ClusterModelTests {
         #expect(error?.location?.line == 2)
     }
 
-    @Test("impossible values: more sync nodes than replicas, an even or single etcd, a bad VIP, ttl too short")
+    @Test("impossible values: more sync nodes than replicas, an even or single etcd, a bad VIP, an unsafe Patroni, ttl too short")
     func impossibleValues() {
         let sync = error(vars: Self.vars.replacingOccurrences(of: "synchronous_node_count: 1", with: "synchronous_node_count: 3"))
         #expect(sync?.message == "synchronous_node_count is 3 but the cluster has 2 replica(s)")
@@ -134,6 +134,10 @@ struct ClusterModelTests {
 
         let vip = error(vars: Self.vars.replacingOccurrences(of: "10.213.0.100", with: "10.213.0"))
         #expect(vip?.message == "cluster_vip '10.213.0' is not an IPv4 address")
+
+        let patroni = error(vars: Self.vars + "\npatroni_version: \"3.0.2\"\n")
+        #expect(patroni?.message == "patroni_version 3.0.2 is older than 4.0.6")
+        #expect(patroni?.location?.line == 19)
 
         let ttl = error(vars: Self.vars + "\npatroni_ttl: 20\n")
         #expect(ttl?.message.contains("loop_wait + 2 × retry_timeout ≤ ttl") == true)

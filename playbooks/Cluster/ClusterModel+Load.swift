@@ -41,6 +41,7 @@ extension ClusterModel {
             loopWait: try reader.int(["patroni_loop_wait"], in: 1...600) ?? 10,
             retryTimeout: try reader.int(["patroni_retry_timeout"], in: 1...600) ?? 10,
             patroniVersion: try reader.string(["patroni_version"]) ?? "4.1.5",
+            upgradePatroni: try reader.bool(["keel_upgrade_patroni"]) ?? false,
             withHAProxy: try reader.bool(["with_haproxy_load_balancing"]) ?? false,
             haproxyPorts: try haproxyPorts(reader),
             vip: try reader.string(["cluster_vip"]).flatMap { $0.isEmpty ? nil : $0 },
@@ -146,6 +147,12 @@ extension ClusterModel {
             throw InventoryError(
                 "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)", at: origin,
                 hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
+        }
+        if PatroniRelease.isOlder(patroniVersion, than: PatroniRelease.oldestInstalled) {
+            throw InventoryError(
+                "patroni_version \(patroniVersion) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
+                at: reader.lookup(["patroni_version"])?.variable.origin,
+                hint: "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release")
         }
         if withHAProxy, balancerHosts.isEmpty {
             let origin = reader.lookup(["with_haproxy_load_balancing"])?.variable.origin ?? SourceLocation(file: inventory.path, line: 1)

@@ -36,6 +36,8 @@ public struct ClusterModel: Sendable {
     public var retryTimeout: Int
     /// The Patroni release installed from the pushed wheel.
     public var patroniVersion: String
+    /// Whether Keel may replace a Patroni older than 3.0.3 that already runs with etcd v3 (`keel_upgrade_patroni`).
+    public var upgradePatroni: Bool
     public var withHAProxy: Bool
     public var haproxyPorts: HAProxyPorts
     public var vip: String?
@@ -70,6 +72,26 @@ public struct ClusterModel: Sendable {
 
     /// A host pattern naming exactly `hosts` (matching none when empty).
     public func pattern(_ hosts: [String]) -> String { hosts.isEmpty ? "!all" : hosts.joined(separator: ",") }
+
+    /// The PostgreSQL parameters Keel sets on every cluster: replication, rewind, SCRAM, and archiving when
+    /// pgBackRest is installed. They seed the cluster at bootstrap.
+    public var baseParameters: [Parameter] {
+        var parameters = [
+            ("wal_level", "replica"), ("hot_standby", "on"), ("wal_log_hints", "on"), ("max_wal_senders", "10"),
+            ("max_replication_slots", "10"), ("wal_keep_size", "256MB"), ("password_encryption", "scram-sha-256"),
+            // A short wal_sender_timeout lets an isolated primary finish shutting down instead of waiting a minute.
+            ("wal_sender_timeout", "10s"),
+        ].map { Parameter(option: $0.0, value: $0.1) }
+        if let backups { parameters += [Parameter(option: "archive_mode", value: "on"), Parameter(option: "archive_command", value: backups.archiveCommand)] }
+        return parameters
+    }
+
+    /// Every PostgreSQL parameter of the cluster, as Patroni keeps them in etcd: the base ones, then
+    /// `postgresql_parameters` (which win).
+    public var clusterParameters: [Parameter] {
+        let own = Set(parameters.map(\.option))
+        return baseParameters.filter { !own.contains($0.option) } + parameters
+    }
 
     /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
     public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }

@@ -57,7 +57,7 @@ public struct ClusterStatus: Codable, Sendable {
 
     /// Reads the status through `transport`, a connection to member `host` of `model`.
     public static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
-        let patroni = try await transport.run("curl -sf -m 5 http://\(model.address(of: host)):8008/cluster", timeout: .seconds(15))
+        let patroni = try await transport.run(PatroniAPI(model, member: host).get("/cluster"), timeout: .seconds(15))
         guard patroni.succeeded else { throw ResourceError("Patroni's REST API does not answer on \(host):8008") }
         struct Cluster: Decodable { var members: [Member] }
         let members = try JSONDecoder().decode(Cluster.self, from: Data(patroni.stdout)).members

@@ -11,7 +11,7 @@ enum ClusterVariables {
         "pgbouncer_install", "pgbouncer_listen_port", "pgbouncer_pools", "pgbouncer_default_pool_size",
         "pgbouncer_max_client_conn", "pgbackrest_install", "pgbackrest_repo_host", "pgbackrest_stanza",
         "pgbackrest_retention_full", "pgbackrest_full_backup_schedule", "pgbackrest_diff_backup_schedule",
-        "etcd_allow_even_members",
+        "etcd_allow_even_members", "keel_upgrade_patroni",
     ]
 
     /// Connection settings and postgresql_cluster's per-host flags: known, not cluster settings.

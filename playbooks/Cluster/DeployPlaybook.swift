@@ -30,13 +30,17 @@ extension Playbooks {
             // The [master] host starts first so that it bootstraps the cluster; on later runs any leader will do.
             Play("patroni primary", on: model.primaryHost ?? "master", become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
-                WaitFor(
-                    .command("curl -sf -m 5 http://\(model.address(of: host.name)):8008/cluster | grep -q '\"role\": \"leader\"'"),
-                    timeout: .seconds(180))
+                WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
             }
             Play("patroni replicas", on: model.pattern(model.replicaHosts), become: true, tags: ["patroni"]) { host in
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name)
+            }
+            // Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members
+            // one at a time, the leader last.
+            Play("cluster configuration", on: model.pattern(model.databaseHosts), become: true, tags: ["patroni", "postgresql"]) { host in
+                PatroniClusterConfig(model: model, host: host.name).runOnce()
+                PendingRestart(model: model, host: host.name).runOnce()
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
@@ -49,6 +53,12 @@ extension Playbooks {
             Play("members in service", on: model.pattern(model.databaseHosts), become: true, tags: ["always"]) { host in
                 // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
                 MemberInService(model: model, host: host.name)
+                if model.synchronousMode && model.databaseHosts.count > 1 {
+                    // Without a synchronous standby Patroni promotes no one when the leader is lost: the deploy
+                    // ends only once the cluster could fail over.
+                    WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)), timeout: .seconds(120))
+                        .runOnce()
+                }
             }
             if let backups = model.backups {
                 Play("pgbackrest stanza and first backup", on: backups.repositoryHost, become: true, tags: ["pgbackrest"]) { _ in
@@ -71,9 +81,7 @@ extension Playbooks {
 
 /// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough).
 func MemberInService(model: ClusterModel, host: String) -> WaitFor {
-    WaitFor(
-        .command("curl -sf -m 5 http://\(model.address(of: host)):8008/patroni | grep -q -e '\"replication_state\": \"streaming\"' -e '\"role\": \"primary\"'"),
-        timeout: .seconds(600))
+    WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: .seconds(600))
 }
 
 /// Every host: base packages and the kernel settings the cluster needs.
@@ -179,10 +187,12 @@ struct PatroniNodeRole: Role {
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
             "listen": .string(leaderVIP == nil ? "\(model.address(of: host.name)),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
-            "parameters": .list(model.parameters.map { .map(["option": .string($0.option), "value": .string($0.value)]) }),
+            // Single-quoted YAML: a quote is doubled.
+            "parameters": .list(model.baseParameters.map {
+                .map(["option": .string($0.option), "value": .string($0.value.replacingOccurrences(of: "'", with: "''"))])
+            }),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
             "vip_callback": .bool(leaderVIP != nil),
-            "archive_command": .string(model.backups?.archiveCommand ?? ""),
             "restore_command": .string(model.backups?.restoreCommand ?? ""),
             "hba": .list(model.hbaRules.map { .string([$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")) }),
         ]

@@ -41,6 +41,13 @@ struct Preflight: Resource {
             echo "listening=$(ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}' | sort -un | tr '\\n' ' ')"
             for s in \(services); do case "$(systemctl is-active "$s")" in active|activating|reloading) echo "active=$s";; esac; done
             """
+        if model.databaseHosts.contains(host) {
+            script += """
+
+                for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
+                grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
+                """
+        }
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers"
         }
@@ -65,6 +72,14 @@ struct Preflight: Resource {
         if let clock = value("clock").flatMap(Double.init) {
             let skew = abs(clock - Date().timeIntervalSince1970)
             if skew > 5 { problems.append(String(format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)) }
+        }
+        let unsafePatroni = lines.filter { $0.hasPrefix("patroni=") }.map { String($0.dropFirst(8)) }
+            .filter { PatroniRelease.isOlder($0, than: PatroniRelease.firstSafeWithEtcd3) }
+        if let version = unsafePatroni.first, lines.contains("patroni_etcd3=1"), !model.upgradePatroni {
+            problems.append(
+                "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
+                    + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
+                    + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
         }
         let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
         if !namesakes.isEmpty {

@@ -43,7 +43,14 @@ struct HostPlayRun {
             if step.resource is FlushHandlers {
                 guard await runHandlers(notified) else { return false }
                 notified = []
-                if let fresh = try? await probe(Array(steps[index...])) { outputs.replaceSubrange(index..., with: fresh) }
+                // Handlers may have changed what the later steps see; planning them on stale outputs would be wrong.
+                do {
+                    outputs.replaceSubrange(index..., with: try await probe(Array(steps[index...])))
+                } catch {
+                    await state.record(report(named: "probe after handlers", .failed, error: "\(error)"))
+                    await state.markFailed(host)
+                    return false
+                }
                 continue
             }
             let start = ContinuousClock.now

@@ -1,0 +1,54 @@
+import Foundation
+import Keel
+import KeelSSH
+
+/// Restarts the members whose PostgreSQL waits for a restart to apply a parameter (`pending_restart`), one at a
+/// time: the replicas first, the leader last, each back in service before the next goes down.
+struct PendingRestart: Resource {
+    let model: ClusterModel
+    let host: String
+
+    var description: String { "rolling restart of members with pending parameter changes" }
+
+    var probe: String { PatroniAPI(model, member: host).get("/cluster") + " || echo unanswered" }
+
+    func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
+        struct Cluster: Decodable {
+            struct Member: Decodable {
+                var name: String, role: String, host: String
+                var pendingRestart: Bool?
+                enum CodingKeys: String, CodingKey { case name, role, host, pendingRestart = "pending_restart" }
+            }
+            var members: [Member]
+        }
+        guard let cluster = try? JSONDecoder().decode(Cluster.self, from: Data(output.text.utf8)) else {
+            throw ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+        }
+        let pending = cluster.members.filter { $0.pendingRestart == true }
+            .sorted { ($0.role == "leader" ? 1 : 0, $0.name) < ($1.role == "leader" ? 1 : 0, $1.name) }
+        return pending.map { member in
+            let api = PatroniAPI(address: member.host)
+            return Change("restart \(member.name) (\(member.role))", commands: [
+                "curl -sf -m 600 -X POST -H 'Content-Type: application/json' --data-binary '{\"restart_pending\": true}' \(api.url)/restart >/dev/null",
+                "for i in $(seq 300); do \(api.inService) && exit 0; sleep 1; done; exit 1",
+            ])
+        }
+    }
+
+    /// Restarts as planned, then waits for the members to publish that nothing is pending (on their next cycle).
+    /// A hot standby keeps `max_connections` and its kin at least at the primary's values, so lowering one leaves
+    /// the replicas pending until the primary has restarted: those go once more.
+    func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        try await host.run(changes)
+        var restartedAgain = false
+        for second in 1...(3 * model.loopWait) {
+            try await Task.sleep(for: .seconds(1))
+            let remaining = try self.changes(from: ProbeOutput(text: try await host.run(probe).stdoutText), on: host.context)
+            if remaining.isEmpty { return }
+            if !restartedAgain, second > model.loopWait + 2 {
+                try await host.run(remaining)
+                restartedAgain = true
+            }
+        }
+    }
+}
