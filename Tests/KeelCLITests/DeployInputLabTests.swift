@@ -64,10 +64,9 @@ extension LabTests {
 
         // A Patroni older than 3.0.3 already managing PostgreSQL with etcd v3 (Debian 12's 3.0.2) is refused
         // unless the inventory says to upgrade it.
-        _ = try await KeelBinary.run([
-            "exec", "-i", inventory, "--limit", "h2", "--",
-            "DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends patroni >/dev/null && mkdir -p /etc/patroni && printf 'scope: old\\netcd3:\\n  hosts: 10.213.0.12:2379\\n' > /etc/patroni/config.yml",
-        ])
+        _ = try await remote(
+            inventory, "h2",
+            "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends patroni >/dev/null && mkdir -p /etc/patroni && printf 'scope: old\\netcd3:\\n  hosts: 10.213.0.12:2379\\n' > /etc/patroni/config.yml")
         let oldPatroni = try await deployEdited { _, _ in }
         #expect(oldPatroni.status != 0 && oldPatroni.changed.isEmpty, "\(oldPatroni.changed)")
         #expect(oldPatroni.output.contains("pre-flight failed on h2, nothing was changed"), "\(oldPatroni.output)")
