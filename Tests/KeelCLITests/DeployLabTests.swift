@@ -9,12 +9,8 @@ struct LabClusterInventory {
     let path: String
     let directory: String
 
-    init(path: String, directory: String) {
-        self.path = path
-        self.directory = directory
-    }
-
-    init() throws {
+    /// With `databaseHostsOnly`, the balancers and the pgBackRest host are left out, HAProxy and pgBackRest off.
+    init(databaseHostsOnly: Bool = false) throws {
         let lab = try String(contentsOfFile: Lab.inventory ?? "", encoding: .utf8)
         let settings = lab.split(separator: "\n").filter { $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=") }
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -28,6 +24,16 @@ struct LabClusterInventory {
         try (hosts + "\n" + settings.joined(separator: "\n") + "\n").write(toFile: directory + "/hosts.ini", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: source.appendingPathComponent("group_vars/all.yml").path, toPath: directory + "/group_vars/all.yml")
         path = directory + "/hosts.ini"
+        if databaseHostsOnly {
+            try String(contentsOfFile: path, encoding: .utf8)
+                .replacingOccurrences(of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: "")
+                .replacingOccurrences(of: "[pgbackrest]\nh4 ansible_host=10.213.0.14\n", with: "")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            try String(contentsOfFile: directory + "/group_vars/all.yml", encoding: .utf8)
+                .replacingOccurrences(of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false")
+                .replacingOccurrences(of: "pgbackrest_install: true", with: "pgbackrest_install: false")
+                .write(toFile: directory + "/group_vars/all.yml", atomically: true, encoding: .utf8)
+        }
     }
 
     /// A generated password from `.keel-secrets.yml`.
@@ -184,16 +190,7 @@ extension LabTests {
 extension LabTests {
     @Test("Type B (no HAProxy): three hosts, the VIP follows the Patroni leader, writes go through it")
     func deployWithoutBalancers() async throws {
-        let cluster = try LabClusterInventory()
-        let hosts = try String(contentsOfFile: cluster.path, encoding: .utf8)
-            .replacingOccurrences(of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: "")
-            .replacingOccurrences(of: "[pgbackrest]\nh4 ansible_host=10.213.0.14\n", with: "")
-        try hosts.write(toFile: cluster.path, atomically: true, encoding: .utf8)
-        let variables = cluster.directory + "/group_vars/all.yml"
-        try String(contentsOfFile: variables, encoding: .utf8)
-            .replacingOccurrences(of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false")
-            .replacingOccurrences(of: "pgbackrest_install: true", with: "pgbackrest_install: false")
-            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
 
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])

@@ -93,6 +93,14 @@ public struct ClusterModel: Sendable {
         return baseParameters.filter { !own.contains($0.option) } + parameters
     }
 
+    /// The client URLs of the etcd members, comma-separated.
+    public var etcdEndpoints: String { etcdHosts.map { "http://\(address(of: $0)):2379" }.joined(separator: ",") }
+
+    /// A command printing the value of `key` in the cluster's etcd (empty when it is absent).
+    public func etcdGet(_ key: String) -> String {
+        "ETCDCTL_API=3 etcdctl --endpoints=\(etcdEndpoints) get --print-value-only \(shellQuote(key))"
+    }
+
     /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
     public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
 

@@ -61,8 +61,7 @@ public struct ClusterStatus: Codable, Sendable {
         guard patroni.succeeded else { throw ResourceError("Patroni's REST API does not answer on \(host):8008") }
         struct Cluster: Decodable { var members: [Member] }
         let members = try JSONDecoder().decode(Cluster.self, from: Data(patroni.stdout)).members
-        let endpoints = model.etcdHosts.map { "http://\(model.address(of: $0)):2379" }.joined(separator: ",")
-        let health = try await transport.run("ETCDCTL_API=3 etcdctl --endpoints=\(endpoints) endpoint health -w json 2>/dev/null", timeout: .seconds(20))
+        let health = try await transport.run("ETCDCTL_API=3 etcdctl --endpoints=\(model.etcdEndpoints) endpoint health -w json 2>/dev/null", timeout: .seconds(20))
         let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(health.stdout))) ?? []
         return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip)
     }

@@ -15,6 +15,10 @@ extension Playbooks {
             Play("etcd", on: "etcd_cluster", become: true, tags: ["etcd"]) { host in
                 EtcdRole(host: host, model: model)
             }
+            // A PostgreSQL already running standalone on the [master] host becomes the leader with its data.
+            Play("standalone postgresql", on: model.primaryHost ?? "master", become: true, tags: ["postgresql", "patroni"]) { _ in
+                StandaloneTakeover(model: model)
+            }
             Play("postgresql and patroni", on: "postgres_cluster", become: true, tags: ["postgresql", "patroni"]) { host in
                 PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
             }
@@ -33,6 +37,9 @@ extension Playbooks {
                 WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
             }
             Play("patroni replicas", on: model.pattern(model.replicaHosts), become: true, tags: ["patroni"]) { host in
+                // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
+                // (for example when the [master] host failed earlier in this run).
+                WaitFor(.command(model.etcdGet("/service/\(model.name)/initialize") + " | grep -q ."), timeout: .seconds(30))
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name)
             }
@@ -134,7 +141,7 @@ struct PatroniNodeRole: Role {
         Directory("/etc/postgresql-common")
         File("/etc/postgresql-common/createcluster.conf", content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
         Package(
-            "postgresql-\(model.postgresVersion)", "python3-venv", "python3-psycopg2", "python3-etcd", "python3-urllib3",
+            "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd", "python3-urllib3",
             "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil", "python3-cdiff")
         Service("postgresql", state: .stopped, enabled: false)
         Directory("/opt/patroni/wheels")

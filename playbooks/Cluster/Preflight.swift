@@ -9,22 +9,23 @@ import KeelSSH
 struct Preflight: Resource {
     let model: ClusterModel
     let host: String
-    /// Ports this host will listen on, with the service that owns each.
-    let ports: [Int: String]
+    /// Ports this host will listen on, with the services that may hold each.
+    let ports: [Int: Set<String>]
 
     init(model: ClusterModel, host: String) {
         self.model = model
         self.host = host
-        var ports: [Int: String] = [:]
-        if model.etcdHosts.contains(host) { ports[2379] = "etcd"; ports[2380] = "etcd" }
+        var ports: [Int: Set<String>] = [:]
+        if model.etcdHosts.contains(host) { ports[2379] = ["etcd"]; ports[2380] = ["etcd"] }
         if model.databaseHosts.contains(host) {
-            ports[model.postgresPort] = "patroni"
-            ports[8008] = "patroni"
-            if model.pgbouncer { ports[model.pgbouncerPort] = "pgbouncer" }
+            // A standalone PostgreSQL on the [master] host is taken over, keeping its data.
+            ports[model.postgresPort] = host == model.primaryHost ? ["patroni", "postgresql"] : ["patroni"]
+            ports[8008] = ["patroni"]
+            if model.pgbouncer { ports[model.pgbouncerPort] = ["pgbouncer"] }
         }
         if model.withHAProxy, model.balancerHosts.contains(host) {
             let haproxy = model.haproxyPorts
-            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] { ports[port] = "haproxy" }
+            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] { ports[port] = ["haproxy"] }
         }
         self.ports = ports
     }
@@ -32,7 +33,7 @@ struct Preflight: Resource {
     var description: String { "pre-flight checks" }
 
     var probe: String {
-        let services = Set(ports.values).sorted().joined(separator: " ")
+        let services = Set(ports.values.joined()).sorted().joined(separator: " ")
         var script = """
             . /etc/os-release 2>/dev/null; echo "os=$ID $VERSION_ID"
             echo "memory_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)"
@@ -86,8 +87,8 @@ struct Preflight: Resource {
             problems.append("its hostname \(context.facts.hostname) is also the hostname of \(namesakes.joined(separator: ", ")); give every host its own")
         }
         let listening = Set((value("listening") ?? "").split(separator: " ").compactMap { Int($0) })
-        for (port, service) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && !active.contains(service) {
-            problems.append("port \(port) is taken by something other than \(service); free it or change the port")
+        for (port, services) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && active.isDisjoint(with: services) {
+            problems.append("port \(port) is taken by something other than \(services.sorted().joined(separator: " or ")); free it or change the port")
         }
         if let vip = model.vip, model.balancerHosts.contains(host) || (!model.withHAProxy && model.databaseHosts.contains(host)) {
             let address = model.address(of: host)

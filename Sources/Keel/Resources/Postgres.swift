@@ -11,12 +11,12 @@ public struct PostgresConnection: Sendable, Hashable {
     }
 
     /// A command running `psql` with the SQL on standard input (so values never appear in argv).
-    func psql(database: String? = nil) -> String {
+    public func psql(database: String? = nil) -> String {
         "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
     }
 
     /// Runs `statements` in one psql session, each on its own (autocommit, so `CREATE DATABASE` is allowed).
-    func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
+    public func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
         try await host.run(psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
     }
 
@@ -45,9 +45,9 @@ public struct PostgresConnection: Sendable, Hashable {
 }
 
 /// SQL quoting: identifiers in double quotes, literals in single quotes, each with its quote doubled.
-enum SQL {
-    static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+public enum SQL {
+    public static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    public static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }
 
 /// A PostgreSQL role with its login, superuser and replication attributes and, optionally, a password.
