@@ -55,7 +55,11 @@ struct RunArguments: ParsableArguments {
     @Option(help: "Where to list failed hosts, for --limit @FILE.")
     var retryFile = "keel.retry"
 
-    func apply(_ playbook: Playbook, inventoryOptions: InventoryOptions, connection: ConnectionArguments) async throws {
+    /// Runs `playbook`; `finished` hears the recap before a failure turns into the exit status.
+    func apply(
+        _ playbook: Playbook, inventoryOptions: InventoryOptions, connection: ConnectionArguments,
+        finished: (Recap) throws -> Void = { _ in }
+    ) async throws {
         let (inventory, _) = try inventoryOptions.load()
         let options = RunOptions(
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags), limit: inventoryOptions.limit,
@@ -72,6 +76,7 @@ struct RunArguments: ParsableArguments {
         } catch {
             throw CLIError(error.description)
         }
+        try finished(recap)
         if !recap.failedHosts.isEmpty {
             try recap.failedHosts.joined(separator: "\n").appending("\n").write(toFile: retryFile, atomically: true, encoding: .utf8)
             Terminal.write("failed hosts written to \(retryFile); retry them with --limit @\(retryFile)\n")

@@ -24,6 +24,10 @@ struct DeployCommand: AsyncParsableCommand {
         }
         let wheel = try PatroniWheel.load(version: model.patroniVersion)
         try secrets.save()
-        try await run.apply(Playbooks.deploy(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection)
+        try await run.apply(Playbooks.deploy(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection) { recap in
+            // Stopped before any change (pre-flight): passwords made for this run reached no host, and must not
+            // become the stored ones (a cluster already running with other passwords is refused in pre-flight).
+            if !recap.failedHosts.isEmpty && recap.totalChanged == 0 { try secrets.discardGenerated() }
+        }
     }
 }

@@ -120,6 +120,17 @@ extension LabTests {
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0], "\(second.output)")
         #expect(noop.handlers.isEmpty)
 
+        // A lost secrets file must not lead to new passwords for a running cluster.
+        let secretsFile = cluster.directory + "/.keel-secrets.yml"
+        try FileManager.default.moveItem(atPath: secretsFile, toPath: secretsFile + ".kept")
+        let withoutSecrets = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+        let changedWithoutSecrets = try EventStream(path: events).changedSteps
+        #expect(!FileManager.default.fileExists(atPath: secretsFile), "the refused run leaves no new passwords behind")
+        try? FileManager.default.removeItem(atPath: secretsFile)
+        try FileManager.default.moveItem(atPath: secretsFile + ".kept", toPath: secretsFile)
+        #expect(withoutSecrets.status != 0 && changedWithoutSecrets.isEmpty)
+        #expect(withoutSecrets.output.contains("a cluster deployed by Keel runs here, but .keel-secrets.yml"), "\(withoutSecrets.output)")
+
         // A changed variable: --check shows exactly that change, the deploy applies it without a restart.
         let variables = cluster.directory + "/group_vars/all.yml"
         func setVariables(_ old: String, _ new: String) throws {

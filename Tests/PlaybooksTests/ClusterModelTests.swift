@@ -102,6 +102,7 @@ struct ClusterModelTests {
         #expect(again.superuserPassword.reveal() == password)
         #expect(again.replicationPassword.reveal() == first.replicationPassword.reveal())
         #expect("\(first.superuserPassword)" == "***")
+        #expect(first.passwordsGenerated && !again.passwordsGenerated)
     }
 
     @Test("an unknown variable is reported with its line and the name it probably meant")

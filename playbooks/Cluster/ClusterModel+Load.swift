@@ -33,6 +33,8 @@ extension ClusterModel {
             superuserPassword: try secret(reader, "patroni_superuser_password", secrets),
             replicationUser: try reader.string(["patroni_replication_username"]) ?? "replicator",
             replicationPassword: try secret(reader, "patroni_replication_password", secrets),
+            passwordsGenerated: try (reader.string(["patroni_superuser_password"]) ?? "").isEmpty
+                && !secrets.isStored("patroni_superuser_password"),
             vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
             synchronousMode: try reader.bool(["synchronous_mode"]) ?? true,
             synchronousModeStrict: try reader.bool(["synchronous_mode_strict"]) ?? false,

@@ -26,6 +26,9 @@ public struct ClusterModel: Sendable {
     public var superuserPassword: Secret
     public var replicationUser: String
     public var replicationPassword: Secret
+    /// Whether this run generated the cluster's passwords (neither the inventory nor the secrets file had them):
+    /// right for a new cluster, fatal for a running one.
+    public var passwordsGenerated: Bool
     /// VRRP authentication between keepalived peers; generated, never in the inventory.
     public var vrrpPassword: Secret
     public var synchronousMode: Bool

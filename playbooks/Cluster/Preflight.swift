@@ -45,6 +45,7 @@ struct Preflight: Resource {
         if model.databaseHosts.contains(host) {
             script += """
 
+                [ -e /etc/patroni/patroni.env ] && echo patroni_deployed=1
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
                 """
@@ -81,6 +82,11 @@ struct Preflight: Resource {
                 "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
                     + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
                     + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
+        }
+        if lines.contains("patroni_deployed=1"), model.passwordsGenerated {
+            problems.append(
+                "a cluster deployed by Keel runs here, but .keel-secrets.yml beside the inventory does not hold its passwords: "
+                    + "restore it (or set the passwords in the inventory); new passwords would lock the members out")
         }
         let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
         if !namesakes.isEmpty {
