@@ -17,22 +17,28 @@ struct StandaloneTakeover: Resource {
     /// Patroni keeps the file a data directory brings as `postgresql.base.conf`; Debian's lives in /etc instead.
     private var configFile: String { model.dataDirectory + "/postgresql.conf" }
 
+    /// The roles Patroni needs, with the cluster's passwords.
+    private var roles: [PostgresRole] {
+        [
+            PostgresRole(model.superuser, password: model.superuserPassword, superuser: true, replication: true, connection: connection),
+            PostgresRole(model.replicationUser, password: model.replicationPassword, replication: true, connection: connection),
+        ]
+    }
+
+    /// Each role's own probe follows a `@@role` line, in a subshell of its own.
     var probe: String {
         """
         [ -e /etc/patroni/patroni.yml ] && { echo managed; exit 0; }
         [ -f \(shellQuote(model.dataDirectory + "/PG_VERSION")) ] || { echo empty; exit 0; }
         echo standalone
         [ -e \(shellQuote(configFile)) ] || echo unconfigured
-        echo "SELECT rolname, rolsuper, rolreplication, coalesce(rolpassword, '') FROM pg_authid WHERE rolname IN (\(SQL.literal(model.superuser)), \(SQL.literal(model.replicationUser)));" \
-            | \(connection.psql()) 2>/dev/null || echo stopped
-        """
+        echo 'SELECT 1;' | \(connection.psql()) >/dev/null 2>&1 || { echo stopped; exit 0; }
+        """ + roles.map { "\necho @@role; (\n\($0.probe)\n)" }.joined()
     }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        let lines = output.text.split(separator: "\n").map(String.init)
+        let (lines, roleOutputs) = Self.split(output.text)
         guard lines.first == "standalone" else { return [] }
-        let roles = Dictionary(lines.dropFirst().map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
-            .filter { $0.count == 4 }.map { ($0[0], $0) }, uniquingKeysWith: { $1 })
         var changes: [Change] = []
         if lines.contains("unconfigured") {
             changes.append(Change("an empty postgresql.conf in the data directory for Patroni", commands: [
@@ -40,35 +46,36 @@ struct StandaloneTakeover: Resource {
             ]))
         }
         if lines.contains("stopped") {
-            changes.append(Change("start the standalone cluster \(cluster) to prepare it", commands: ["pg_ctlcluster \(cluster) start"]))
+            // The roles are planned once it runs (see apply).
+            changes.append(Change("start the standalone cluster \(cluster) to give its roles the cluster's passwords", commands: [
+                "pg_ctlcluster \(cluster) start",
+            ]))
+            return changes
         }
-        let wanted = [
-            (model.superuser, model.superuserPassword, "SUPERUSER"),
-            (model.replicationUser, model.replicationPassword, "REPLICATION"),
-        ]
-        for (name, password, attribute) in wanted {
-            let current = roles[name]
-            let hasAttribute = current?[attribute == "SUPERUSER" ? 1 : 2] == "t"
-            if current == nil || !hasAttribute || !SCRAM.matches(current![3], password: password.reveal()) {
-                let verb = current == nil ? "CREATE" : "ALTER"
-                changes.append(Change("\(verb.lowercased()) role \(name) (\(attribute), the cluster's password)", commands: [
-                    "\(verb) ROLE \(SQL.identifier(name)) LOGIN \(attribute) PASSWORD '…'",
-                ]))
-            }
+        for (role, roleOutput) in zip(roles, roleOutputs) {
+            changes += try role.changes(from: roleOutput, on: host).map { Change(Self.rolePrefix + "\($0.summary) (\(role.name))", commands: $0.commands) }
         }
         return changes
     }
 
+    /// Runs the shell steps (config file, start), then converges the roles against the running server, with the
+    /// role resources' own planning and SQL.
     func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        let passwords = [model.superuser: model.superuserPassword, model.replicationUser: model.replicationPassword]
-        for command in changes.flatMap(\.commands) {
-            guard command.hasSuffix("PASSWORD '…'") else {
-                try await host.run(command)
-                continue
-            }
-            let name = passwords.keys.first { command.contains(SQL.identifier($0)) }!
-            let verifier = SQL.literal(SCRAM.verifier(for: passwords[name]!.reveal()))
-            try await connection.execute([command.replacingOccurrences(of: "'…'", with: verifier)], on: host)
+        try await host.run(changes.filter { !$0.summary.hasPrefix(Self.rolePrefix) })
+        let (_, roleOutputs) = Self.split(try await host.run(probe).stdoutText)
+        for (role, roleOutput) in zip(roles, roleOutputs) {
+            try await role.apply(try role.changes(from: roleOutput, on: host.context), on: host)
         }
+    }
+
+    private static let rolePrefix = "role: "
+
+    /// The probe's own lines, and each role probe's output (the lines after each `@@role` line).
+    private static func split(_ text: String) -> (lines: [String], roles: [ProbeOutput]) {
+        var sections: [[Substring]] = [[]]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "@@role" { sections.append([]) } else { sections[sections.count - 1].append(line) }
+        }
+        return (sections[0].map(String.init), sections.dropFirst().map { ProbeOutput(text: $0.joined(separator: "\n")) })
     }
 }

@@ -16,7 +16,7 @@ public struct PostgresConnection: Sendable, Hashable {
     }
 
     /// Runs `statements` in one psql session, each on its own (autocommit, so `CREATE DATABASE` is allowed).
-    public func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
+    func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
         try await host.run(psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
     }
 
@@ -45,9 +45,9 @@ public struct PostgresConnection: Sendable, Hashable {
 }
 
 /// SQL quoting: identifiers in double quotes, literals in single quotes, each with its quote doubled.
-public enum SQL {
-    public static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-    public static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+enum SQL {
+    static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }
 
 /// A PostgreSQL role with its login, superuser and replication attributes and, optionally, a password.

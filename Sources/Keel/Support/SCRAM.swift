@@ -2,9 +2,9 @@ import Foundation
 
 /// SCRAM-SHA-256 password verifiers as PostgreSQL stores them (`rolpassword`), so Keel can tell whether a role
 /// already has the wanted password without the server ever seeing the plain text.
-public enum SCRAM {
+enum SCRAM {
     /// A new verifier for `password` with a random salt: `SCRAM-SHA-256$4096:salt$StoredKey:ServerKey`.
-    public static func verifier(for password: String, iterations: Int = 4096) -> String {
+    static func verifier(for password: String, iterations: Int = 4096) -> String {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return verifier(for: password, salt: salt, iterations: iterations)
@@ -19,7 +19,7 @@ public enum SCRAM {
     }
 
     /// Whether `stored` (a `rolpassword` value) is a SCRAM verifier of `password`.
-    public static func matches(_ stored: String, password: String) -> Bool {
+    static func matches(_ stored: String, password: String) -> Bool {
         let parts = stored.split(separator: "$")
         guard parts.count == 3, parts[0] == "SCRAM-SHA-256" else { return false }
         let head = parts[1].split(separator: ":")
