@@ -2,8 +2,8 @@ import Foundation
 import Keel
 import KeelSSH
 
-/// Passwords the inventory leaves empty and SSH keys between hosts, generated on first deploy and kept in a file beside the inventory
-/// (`.keel-secrets.yml`, mode 0600), so that every later run uses the same ones. Never printed.
+/// Passwords the inventory leaves empty and SSH keys between hosts, generated on first deploy and kept in a file
+/// beside the inventory (`.keel-secrets.yml`, mode 0600), so that every later run uses the same ones. Never printed.
 public final class ClusterSecrets: @unchecked Sendable {
     public let path: String
     private var values: [String: String]

@@ -3,9 +3,10 @@ import Keel
 import KeelSSH
 
 /// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
-/// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free (or held by the cluster's own
-/// services), and a VIP that no one else answers for. It never changes the host: it passes or it fails with every
-/// problem it found.
+/// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free
+/// (or held by the cluster's own services), a VIP that no one else answers for, no unsafe Patroni already running,
+/// and no running cluster whose passwords the secrets file lost. It never changes the host: it passes or it fails
+/// with every problem it found.
 struct Preflight: Resource {
     let model: ClusterModel
     let host: String
