@@ -111,6 +111,13 @@ extension LabTests {
         #expect(pooled.contains("\n1000\n"), "read through PgBouncer on h2: \(pooled)")
         let stats = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h1", "--", "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/"])
         #expect(stats.output.contains("\n200"), "\(stats.output)")
+        // Patroni's unsafe endpoints want the generated credentials; its health checks stay open to HAProxy.
+        let restart = "curl -s -o /dev/null -w '%{http_code} ' -X POST http://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X DELETE http://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.11:8008/primary"
+        let api = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", restart])
+        #expect(api.output.contains("\n401 202 200 200"), "unauthenticated 401, with the credentials a scheduled restart accepted and cancelled, GET open: \(api.output)")
         let extensionPresent = try await sql(inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
         #expect(extensionPresent.output.contains("pg_stat_statements"))
 

@@ -101,6 +101,8 @@ struct ClusterModelTests {
         let again = try ClusterModel.load(from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
         #expect(again.superuserPassword.reveal() == password)
         #expect(again.replicationPassword.reveal() == first.replicationPassword.reveal())
+        #expect(first.restAPIUser == "patroni" && first.restAPIPassword.reveal().count == 32)
+        #expect(again.restAPIPassword.reveal() == first.restAPIPassword.reveal())
         #expect("\(first.superuserPassword)" == "***")
         #expect(first.passwordsGenerated && !again.passwordsGenerated)
     }

@@ -35,6 +35,8 @@ extension ClusterModel {
             replicationPassword: try secret(reader, "patroni_replication_password", secrets),
             passwordsGenerated: try (reader.string(["patroni_superuser_password"]) ?? "").isEmpty
                 && !secrets.isStored("patroni_superuser_password"),
+            restAPIUser: try reader.string(["patroni_restapi_username"]) ?? "patroni",
+            restAPIPassword: try secret(reader, "patroni_restapi_password", secrets),
             vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
             synchronousMode: try reader.bool(["synchronous_mode"]) ?? true,
             synchronousModeStrict: try reader.bool(["synchronous_mode_strict"]) ?? false,

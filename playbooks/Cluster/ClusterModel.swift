@@ -29,6 +29,9 @@ public struct ClusterModel: Sendable {
     /// Whether this run generated the cluster's passwords (neither the inventory nor the secrets file had them):
     /// right for a new cluster, fatal for a running one.
     public var passwordsGenerated: Bool
+    /// Basic authentication for the unsafe (POST, PATCH, …) endpoints of Patroni's REST API.
+    public var restAPIUser: String
+    public var restAPIPassword: Secret
     /// VRRP authentication between keepalived peers; generated, never in the inventory.
     public var vrrpPassword: Secret
     public var synchronousMode: Bool

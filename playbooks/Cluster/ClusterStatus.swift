@@ -58,7 +58,7 @@ public struct ClusterStatus: Codable, Sendable {
     /// Reads the status through `transport`, a connection to member `host` of `model`.
     public static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
         let patroni = try await transport.run(PatroniAPI(model, member: host).get("/cluster"), timeout: .seconds(15))
-        guard patroni.succeeded else { throw ResourceError("Patroni's REST API does not answer on \(host):8008") }
+        guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         struct Cluster: Decodable { var members: [Member] }
         let members = try JSONDecoder().decode(Cluster.self, from: Data(patroni.stdout)).members
         let health = try await transport.run("ETCDCTL_API=3 etcdctl --endpoints=\(model.etcdEndpoints) endpoint health -w json 2>/dev/null", timeout: .seconds(20))

@@ -156,7 +156,13 @@ struct PatroniNodeRole: Role {
         Template("cluster/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600, values: [
             "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
             "replication_password": .string(model.replicationPassword.reveal()),
+            "restapi_user": .string(model.restAPIUser), "restapi_password": .string(model.restAPIPassword.reveal()),
         ], isSecret: true).onChange(.restartIfRunning("patroni"))
+        Template("cluster/patroni-api.curlrc", to: PatroniAPI.credentialsFile, mode: 0o600, values: [
+            // Inside a quoted curl config value, backslash and quote are escaped.
+            "credentials": .string("\(model.restAPIUser):\(model.restAPIPassword.reveal())"
+                .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")),
+        ], isSecret: true)
         Template("cluster/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "postgres", group: "postgres", values: patroniValues)
             .onChange(.reload("patroni"))
         if let vip = leaderVIP {

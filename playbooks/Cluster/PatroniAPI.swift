@@ -1,14 +1,29 @@
+import Keel
 import KeelSSH
 
 /// Shell commands against one member's Patroni REST API (port 8008), run on a cluster host.
 struct PatroniAPI {
     let url: String
 
+    /// Where database hosts keep the credentials of the unsafe endpoints, for `curl -K` (root only, 0600).
+    static let credentialsFile = "/etc/patroni/api.curlrc"
+
     init(address: String) { url = "http://\(address):8008" }
     init(_ model: ClusterModel, member: String) { self.init(address: model.address(of: member)) }
 
     /// Prints the JSON at `path`; fails when the member does not answer.
     func get(_ path: String) -> String { "curl -sf -m 5 \(url)\(path)" }
+
+    /// Sends the JSON `body` to `path` with the credentials; fails when the member refuses or does not answer.
+    func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
+        "curl -sf -m \(timeout) -K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "
+            + "--data-binary \(shellQuote(body)) \(url)\(path) >/dev/null"
+    }
+
+    /// The error for a member whose REST API gave no answer Keel could read.
+    static func unanswered(_ host: String) -> ResourceError {
+        ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+    }
 
     /// Succeeds when the JSON at `path` contains one of `fragments` (`"role": "leader"`).
     func shows(_ path: String, _ fragments: String...) -> String {

@@ -35,7 +35,7 @@ struct PatroniClusterConfig: Resource {
         // Not started yet: the bootstrap section of patroni.yml carries the configuration.
         if output.text == "inactive" { return [] }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(output.text.utf8)) else {
-            throw ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+            throw PatroniAPI.unanswered(host)
         }
         let current = json.flattened()
         let wanted = self.wanted
@@ -52,7 +52,7 @@ struct PatroniClusterConfig: Resource {
         guard !patch.isEmpty else { return [] }
         let body = String(decoding: try JSONSerialization.data(withJSONObject: patch, options: [.sortedKeys]), as: UTF8.self)
         // Each member applies the change on its next cycle, at most loop_wait seconds away.
-        let command = "curl -sf -m 30 -X PATCH -H 'Content-Type: application/json' --data-binary \(shellQuote(body)) \(api.url)/config >/dev/null && sleep \(model.loopWait + 5)"
+        let command = api.send("PATCH", "/config", json: body, timeout: 30) + " && sleep \(model.loopWait + 5)"
         return summaries.dropLast().map { Change($0) } + [Change(summaries.last!, commands: [command])]
     }
 

@@ -22,14 +22,14 @@ struct PendingRestart: Resource {
             var members: [Member]
         }
         guard let cluster = try? JSONDecoder().decode(Cluster.self, from: Data(output.text.utf8)) else {
-            throw ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+            throw PatroniAPI.unanswered(host)
         }
         let pending = cluster.members.filter { $0.pendingRestart == true }
             .sorted { ($0.role == "leader" ? 1 : 0, $0.name) < ($1.role == "leader" ? 1 : 0, $1.name) }
         return pending.map { member in
             let api = PatroniAPI(address: member.host)
             return Change("restart \(member.name) (\(member.role))", commands: [
-                "curl -sf -m 600 -X POST -H 'Content-Type: application/json' --data-binary '{\"restart_pending\": true}' \(api.url)/restart >/dev/null",
+                api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600),
                 "for i in $(seq 300); do \(api.inService) && exit 0; sleep 1; done; exit 1",
             ])
         }
