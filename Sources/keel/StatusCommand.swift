@@ -18,7 +18,7 @@ struct StatusCommand: AsyncParsableCommand {
         let (inventory, _) = try inventoryOptions.load()
         let model: ClusterModel
         do {
-            model = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
+            model = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
         } catch let error as InventoryError {
             throw CLIError(error.description)
         }
@@ -35,7 +35,7 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 if let backups = model.backups {
                     do {
-                        status.backups = try await backupStatus(backups, inventory: inventory, options: options)
+                        status.backups = try await backupStatus(backups, member: target.name, inventory: inventory, options: options)
                     } catch {
                         status.backupError = "\(error)"
                     }
@@ -55,11 +55,14 @@ struct StatusCommand: AsyncParsableCommand {
         throw CLIError("no member answered:\n" + failures.joined(separator: "\n"))
     }
 
-    /// `pgbackrest info`, read on the repository host.
-    private func backupStatus(_ backups: ClusterModel.Backups, inventory: Inventory, options: ConnectionOptions) async throws -> BackupStatus {
+    /// `pgbackrest info`, read on the repository host, or on `member` when the repository is shared.
+    private func backupStatus(
+        _ backups: ClusterModel.Backups, member: String, inventory: Inventory, options: ConnectionOptions
+    ) async throws -> BackupStatus {
         let fleet = Fleet(options: options, forks: 1)
-        let target = try targets(of: inventory, [backups.repositoryHost], knownHosts: connection.knownHosts)
-        switch await fleet.run(target, { _, ssh in try await BackupStatus.read(backups, transport: ssh) })[0] {
+        let host = backups.repositoryHost ?? member
+        let target = try targets(of: inventory, [host], knownHosts: connection.knownHosts)
+        switch await fleet.run(target, { _, ssh in try await BackupStatus.read(backups, host: host, transport: ssh) })[0] {
         case .done(let status, _): return status
         case .unreachable(let error): throw error
         case .failed(let error): throw error

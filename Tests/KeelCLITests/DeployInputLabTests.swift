@@ -20,7 +20,7 @@ extension LabTests {
         return (result.status, result.output, changed)
     }
 
-    @Test("bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, an unreachable host, an unsafe Patroni already running")
+    @Test("bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, a shared backup repository not mounted, an unreachable host, an unsafe Patroni already running")
     func deployRefusesBadInput() async throws {
         try await Lab.run("reset")
 
@@ -54,6 +54,14 @@ extension LabTests {
         #expect(unreachable.status != 0 && unreachable.changed.isEmpty, "\(unreachable.changed)")
         #expect(unreachable.output.contains("h5 | UNREACHABLE"), "\(unreachable.output)")
         #expect(!unreachable.output.contains("PLAY common"), "the run stops in pre-flight: \(unreachable.output)")
+
+        let unmounted = try await deployEdited { hosts, variables in
+            hosts = hosts.replacingOccurrences(of: "[pgbackrest]\nh4 ansible_host=10.213.0.14\n", with: "")
+            variables += "\npgbackrest_repo_path: /srv/keel-shared/not-mounted\n"
+        }
+        #expect(unmounted.status != 0 && unmounted.changed.isEmpty, "\(unmounted.changed)")
+        #expect(unmounted.output.contains("pre-flight failed on h1, nothing was changed"), "\(unmounted.output)")
+        #expect(unmounted.output.contains("the pgBackRest repository /srv/keel-shared/not-mounted does not exist here"), "\(unmounted.output)")
 
         // Nothing of the cluster reached any host.
         let untouched = try await KeelBinary.run([

@@ -206,11 +206,29 @@ extension LabTests {
 }
 
 extension LabTests {
-    @Test("Type B (no HAProxy): three hosts, the VIP follows the Patroni leader, writes go through it")
+    @Test("Type B (no HAProxy): three hosts, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared")
     func deployWithoutBalancers() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
+        let variablesPath = cluster.directory + "/group_vars/all.yml"
+        let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
+        func useRepository(_ path: String) throws {
+            try variables.replacingOccurrences(of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)")
+                .write(toFile: variablesPath, atomically: true, encoding: .utf8)
+        }
 
+        // A directory each host has for itself is not a shared repository: refused before Patroni starts.
+        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "mkdir -p /srv/local-only"])
+        try useRepository("/srv/local-only")
+        let local = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(local.status != 0)
+        #expect(local.output.contains("/srv/local-only on h1 is not the directory the other database hosts see: the marks of h2, h3 are missing here"), "\(local.output)")
+        #expect(!local.output.contains("PLAY patroni primary"), "\(local.output)")
+
+        // The lab's shared directory, as an NFS export would be: the operator made the repository's directory.
+        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h1", "--", "mkdir -p /srv/keel-shared/pgbackrest"])
+        try useRepository("/srv/keel-shared/pgbackrest")
+        let events = cluster.path + ".events"
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
         let holder = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true"])
@@ -224,5 +242,16 @@ extension LabTests {
         #expect(write.output.contains("h3 | ok | exit 0\n10.213.0.100\n"), "\(write.output)")
         let status = try await KeelBinary.run(["status", "-i", cluster.path])
         #expect(status.output.contains("vip: 10.213.0.100 held by h1"), "\(status.output)")
+        #expect(status.output.contains("backups on /srv/keel-shared/pgbackrest (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
+
+        // The timers fire on every member; only the primary backs up. A replica sees the backup it made.
+        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h2", "--", "systemctl start pgbackrest-lab@diff.service"])
+        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h1", "--", "systemctl start pgbackrest-lab@diff.service"])
+        let info = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h3", "--", "runuser -u postgres -- pgbackrest --stanza=lab info"])
+        #expect(info.output.contains("full backup: ") && info.output.components(separatedBy: "diff backup: ").count == 2, "one diff backup, from h1: \(info.output)")
+
+        let second = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        #expect(second.status == 0, "\(second.output)")
+        #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(second.output)")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Keel
 import KeelSSH
-import Playbooks
+@testable import Playbooks
 import Testing
 
 @Suite("The cluster model from postgresql_cluster's inventory and variables")
@@ -146,38 +146,75 @@ struct ClusterModelTests {
         #expect(ttl?.message.contains("loop_wait + 2 × retry_timeout ≤ ttl") == true)
     }
 
-    @Test("pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept; bad repository hosts are refused")
+    @Test("pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept, never by a read-only load; bad repository hosts are refused")
     func backups() throws {
         let withRepository = Self.hosts.replacingOccurrences(of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
         let (model, directory) = try load(hosts: withRepository, vars: Self.vars + "\npgbackrest_install: true\n")
         let backups = try #require(model.backups)
         #expect(backups.repositoryHost == "10.213.0.16" && backups.stanza == "pg-lab" && backups.retentionFull == 4)
+        #expect(backups.path == "/var/lib/pgbackrest" && backups.backupUser == "pgbackrest")
         #expect(model.allHosts.last == "10.213.0.16")
         #expect(backups.archiveCommand == "pgbackrest --stanza=pg-lab archive-push %p")
-        #expect(backups.databaseKey.publicKey.hasPrefix("ssh-ed25519 ") && backups.databaseKey.publicKey != backups.repositoryKey.publicKey)
-        #expect(backups.databaseKey.privateKey.reveal().contains("BEGIN OPENSSH PRIVATE KEY"))
+        guard case .host(_, let databaseKey, let repositoryKey) = backups.repository else { Issue.record("no repository host"); return }
+        #expect(databaseKey.publicKey.hasPrefix("ssh-ed25519 ") && databaseKey.publicKey != repositoryKey.publicKey)
+        #expect(databaseKey.privateKey.reveal().contains("BEGIN OPENSSH PRIVATE KEY"))
         let again = try ClusterModel.load(
             from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
-        #expect(again.backups?.databaseKey.publicKey == backups.databaseKey.publicKey)
-        #expect(again.backups?.repositoryKey.privateKey.reveal() == backups.repositoryKey.privateKey.reveal())
+        guard case .host(_, let databaseKeyAgain, let repositoryKeyAgain) = again.backups?.repository else { Issue.record("no repository host"); return }
+        #expect(databaseKeyAgain.publicKey == databaseKey.publicKey)
+        #expect(repositoryKeyAgain.privateKey.reveal() == repositoryKey.privateKey.reveal())
 
-        let noRepository = error(vars: Self.vars + "\npgbackrest_install: true\n")
-        #expect(noRepository?.message == "pgbackrest_install is true but there is no repository host")
-        #expect(noRepository?.location?.line == 19)
+        // Commands that only read (keel status) make no keys and write no secrets.
+        try FileManager.default.removeItem(atPath: directory + "/.keel-secrets.yml")
+        let readOnly = try ClusterModel.load(
+            from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini", readOnly: true))
+        guard case .host(_, let noKey, _) = readOnly.backups?.repository else { Issue.record("no repository host"); return }
+        #expect(noKey.publicKey.isEmpty && readOnly.superuserPassword.reveal().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/.keel-secrets.yml"))
+
         let onDatabaseHost = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_host: 10.213.0.12\n")
         #expect(onDatabaseHost?.message == "the pgBackRest repository host 10.213.0.12 is also a database host")
         let unknown = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_host: backup1\n")
         #expect(unknown?.message == "pgbackrest_repo_host 'backup1' is not a host of the inventory")
     }
 
+    @Test("pgBackRest without a repository host: a shared posix directory, backed up by postgres; other repository types and odd paths are refused")
+    func sharedRepository() throws {
+        let (model, directory) = try load(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: /srv/nfs/pgbackrest\n")
+        let backups = try #require(model.backups)
+        #expect(backups.repositoryHost == nil && backups.path == "/srv/nfs/pgbackrest" && backups.backupUser == "postgres")
+        #expect(model.allHosts.count == 5, "no repository host joins the cluster")
+        let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
+        #expect(!secrets.contains("pgbackrest_ssh_key"), "no SSH keys are made for a shared repository")
+
+        let s3 = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_type: s3\n")
+        #expect(s3?.message == "pgbackrest_repo_type 's3' is not supported" && s3?.location?.line == 20)
+        let relative = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: backups\n")
+        #expect(relative?.message == "pgbackrest_repo_path 'backups' is not a plain absolute path" && relative?.location?.line == 20)
+    }
+
+    @Test("a shared repository is refused on a member that does not see every member's mark, naming the missing ones")
+    func sharedRepositoryCheck() throws {
+        let check = SharedRepositoryCheck(path: "/var/lib/pgbackrest", host: "h2", members: ["h1", "h2", "h3"])
+        let (_, directory) = try load()
+        let context = HostContext(name: "h2", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        #expect(try check.changes(from: ProbeOutput(text: "h1\nh2\nh3"), on: context).isEmpty)
+        #expect(throws: ResourceError.self) { try check.changes(from: ProbeOutput(text: "h2"), on: context) }
+        do {
+            _ = try check.changes(from: ProbeOutput(text: "h2"), on: context)
+        } catch {
+            #expect("\(error)".contains("/var/lib/pgbackrest on h2 is not the directory the other database hosts see: the marks of h1, h3 are missing here"))
+        }
+    }
+
     @Test("pgbackrest info's JSON: the stanza's status and each backup's label, type, end and size")
     func backupStatus() throws {
         let json = #"[{"archive":[],"backup":[{"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
-        let status = try BackupStatus.parse(Data(json.utf8), repositoryHost: "h4")
+        let status = try BackupStatus.parse(Data(json.utf8), repository: "h4")
         #expect(status.stanza == "lab" && status.status == "ok")
         #expect(status.backups.map(\.type) == ["full", "diff"] && status.backups[0].finished == 1795312992 && status.backups[1].size == 31000000)
         #expect(status.summary.hasPrefix("backups on h4 (stanza lab): ok, 2 backup(s); last full 20261122-020309F finished 2026-11-22T02:03:12Z"))
-        let empty = try BackupStatus.parse(Data(#"[{"backup":[],"name":"lab","status":{"code":2,"message":"no valid backups"}}]"#.utf8), repositoryHost: "h4")
+        let empty = try BackupStatus.parse(Data(#"[{"backup":[],"name":"lab","status":{"code":2,"message":"no valid backups"}}]"#.utf8), repository: "h4")
         #expect(empty.summary == "backups on h4 (stanza lab): no valid backups, 0 backup(s)")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Keel
 
-/// The pgBackRest repository as it is now: the stanza's status and its backups, read on the repository host.
+/// The pgBackRest repository as it is now: the stanza's status and its backups, read on the repository host (or
+/// on a member, for a shared repository).
 public struct BackupStatus: Codable, Sendable {
     public struct Backup: Codable, Sendable {
         public var label: String
@@ -13,23 +14,26 @@ public struct BackupStatus: Codable, Sendable {
         public var size: Int
     }
 
-    public var repositoryHost: String
+    /// The repository host, or the shared repository's path.
+    public var repository: String
     public var stanza: String
     /// pgBackRest's status message: `ok`, or what is wrong (`missing stanza path`, `no valid backups`, …).
     public var status: String
     public var backups: [Backup]
 
-    /// Reads `pgbackrest info` through `transport`, a connection to the repository host.
-    public static func read(_ backups: ClusterModel.Backups, transport: any Transport) async throws -> BackupStatus {
+    /// Reads `pgbackrest info` through `transport`, a connection to `host`: the repository host, or a member when
+    /// the repository is shared.
+    public static func read(_ backups: ClusterModel.Backups, host: String, transport: any Transport) async throws -> BackupStatus {
         let command = "pgbackrest --stanza=\(backups.stanza) info --output=json"
+        let user = backups.backupUser
         let result = try await transport.run(
-            "if [ \"$(id -u)\" = 0 ]; then runuser -u pgbackrest -- \(command); else sudo -n -u pgbackrest \(command); fi", timeout: .seconds(30))
-        guard result.succeeded else { throw ResourceError("pgbackrest info failed on \(backups.repositoryHost): \(result.stderrText)") }
-        return try parse(Data(result.stdout), repositoryHost: backups.repositoryHost)
+            "if [ \"$(id -u)\" = 0 ]; then runuser -u \(user) -- \(command); else sudo -n -u \(user) \(command); fi", timeout: .seconds(30))
+        guard result.succeeded else { throw ResourceError("pgbackrest info failed on \(host): \(result.stderrText)") }
+        return try parse(Data(result.stdout), repository: backups.repositoryHost ?? backups.path)
     }
 
     /// Reads the JSON of `pgbackrest info --output=json` for one stanza.
-    public static func parse(_ json: Data, repositoryHost: String) throws -> BackupStatus {
+    public static func parse(_ json: Data, repository: String) throws -> BackupStatus {
         struct Stanza: Decodable {
             struct Status: Decodable { var message: String }
             struct Entry: Decodable {
@@ -40,10 +44,10 @@ public struct BackupStatus: Codable, Sendable {
             var name: String, status: Status, backup: [Entry]
         }
         guard let stanza = try JSONDecoder().decode([Stanza].self, from: json).first else {
-            throw ResourceError("pgbackrest info on \(repositoryHost) lists no stanza")
+            throw ResourceError("pgbackrest info for \(repository) lists no stanza")
         }
         return BackupStatus(
-            repositoryHost: repositoryHost, stanza: stanza.name, status: stanza.status.message,
+            repository: repository, stanza: stanza.name, status: stanza.status.message,
             backups: stanza.backup.map { Backup(label: $0.label, type: $0.type, finished: $0.timestamp.stop, size: $0.info.size) })
     }
 
@@ -55,7 +59,7 @@ public struct BackupStatus: Codable, Sendable {
                 return "last \(type) \(backup.label) finished \(finished)"
             }
         }
-        return "backups on \(repositoryHost) (stanza \(stanza)): \(status), \(backups.count) backup(s)"
+        return "backups on \(repository) (stanza \(stanza)): \(status), \(backups.count) backup(s)"
             + (newest.isEmpty ? "" : "; " + newest.joined(separator: "; "))
     }
 }

@@ -75,44 +75,56 @@ extension ClusterModel {
     }
 
     /// pgBackRest's settings when `pgbackrest_install` is true. The repository host is the `[pgbackrest]` group's
-    /// host, or the inventory host `pgbackrest_repo_host` names (by name or address).
+    /// host, or the inventory host `pgbackrest_repo_host` names (by name or address); without one, the repository
+    /// is a filesystem every database host shares at `pgbackrest_repo_path` (checked by the deploy).
     private static func backups(
         _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String], secrets: ClusterSecrets
     ) throws(InventoryError) -> Backups? {
         guard try reader.bool(["pgbackrest_install"]) ?? false else { return nil }
         let install = reader.lookup(["pgbackrest_install"])?.variable.origin
-        var repository = inventory.hostNames(in: "pgbackrest").first
+        if let type = try reader.string(["pgbackrest_repo_type"]), type != "posix" {
+            throw InventoryError(
+                "pgbackrest_repo_type '\(type)' is not supported", at: reader.lookup(["pgbackrest_repo_type"])?.variable.origin,
+                hint: "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path")
+        }
+        let path = try reader.string(["pgbackrest_repo_path"]) ?? "/var/lib/pgbackrest"
+        guard path.hasPrefix("/"), !path.contains(where: { $0.isWhitespace || "'\"\\$`".contains($0) }) else {
+            throw InventoryError(
+                "pgbackrest_repo_path '\(path)' is not a plain absolute path", at: reader.lookup(["pgbackrest_repo_path"])?.variable.origin,
+                hint: "give the directory as /srv/backups/pgbackrest, without spaces or quotes")
+        }
+        var repositoryHost = inventory.hostNames(in: "pgbackrest").first
         if let named = try reader.string(["pgbackrest_repo_host"]), !named.isEmpty {
-            repository = inventory.hostNames.first { $0 == named || (try? inventory.target(for: $0).address) == named }
-            guard repository != nil else {
+            repositoryHost = inventory.hostNames.first { $0 == named || (try? inventory.target(for: $0).address) == named }
+            guard repositoryHost != nil else {
                 throw InventoryError(
                     "pgbackrest_repo_host '\(named)' is not a host of the inventory", at: reader.lookup(["pgbackrest_repo_host"])?.variable.origin,
                     hint: "list it under [pgbackrest]")
             }
         }
-        guard let repository else {
-            throw InventoryError(
-                "pgbackrest_install is true but there is no repository host", at: install,
-                hint: "list the backup host under [pgbackrest] (a repository on a database host would be lost with it)")
+        let repository: Backups.Repository
+        if let repositoryHost {
+            if databaseHosts.contains(repositoryHost) {
+                throw InventoryError(
+                    "the pgBackRest repository host \(repositoryHost) is also a database host",
+                    at: inventory.groups["pgbackrest"]?.location ?? install,
+                    hint: "use a host outside [postgres_cluster]: backups must outlive the database hosts")
+            }
+            do {
+                repository = .host(
+                    repositoryHost, databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
+                    repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
+            } catch {
+                throw InventoryError("cannot make the pgBackRest SSH keys: \(error)", at: install, hint: "install openssh-client on this machine")
+            }
+        } else {
+            repository = .shared
         }
-        if databaseHosts.contains(repository) {
-            throw InventoryError(
-                "the pgBackRest repository host \(repository) is also a database host", at: inventory.groups["pgbackrest"]?.location ?? install,
-                hint: "use a host outside [postgres_cluster]: backups must outlive the database hosts")
-        }
-        do {
-            return Backups(
-                repositoryHost: repository, stanza: try reader.string(["pgbackrest_stanza"]) ?? cluster,
-                retentionFull: try reader.int(["pgbackrest_retention_full"], in: 1...1000) ?? 4,
-                fullSchedule: try reader.string(["pgbackrest_full_backup_schedule"]) ?? "Sun *-*-* 06:30",
-                differentialSchedule: try reader.string(["pgbackrest_diff_backup_schedule"]) ?? "Mon..Sat *-*-* 06:30",
-                databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
-                repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
-        } catch let error as InventoryError {
-            throw error
-        } catch {
-            throw InventoryError("cannot make the pgBackRest SSH keys: \(error)", at: install, hint: "install openssh-client on this machine")
-        }
+        return Backups(
+            repository: repository, path: path, stanza: try reader.string(["pgbackrest_stanza"]) ?? cluster,
+            retentionFull: try reader.int(["pgbackrest_retention_full"], in: 1...1000) ?? 4,
+            fullSchedule: try reader.string(["pgbackrest_full_backup_schedule"]) ?? "Sun *-*-* 06:30",
+            differentialSchedule: try reader.string(["pgbackrest_diff_backup_schedule"]) ?? "Mon..Sat *-*-* 06:30")
     }
 
     /// Every variable any host sees must be one the model reads or a known connection or per-host setting.

@@ -10,10 +10,14 @@ public final class ClusterSecrets: @unchecked Sendable {
     private var dirty = false
     /// The names read from the file.
     private var stored: Set<String> = []
+    /// Whether secrets missing from the file are left empty instead of generated (for commands that only read).
+    private let readOnly: Bool
     private let lock = NSLock()
 
-    /// Reads the secrets file next to `inventoryPath`, if there is one.
-    public init(besideInventory inventoryPath: String) throws {
+    /// Reads the secrets file next to `inventoryPath`, if there is one. With `readOnly`, nothing is generated:
+    /// a secret the file lacks is empty.
+    public init(besideInventory inventoryPath: String, readOnly: Bool = false) throws {
+        self.readOnly = readOnly
         path = ((inventoryPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".keel-secrets.yml")
         values = [:]
         if let text = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -37,6 +41,7 @@ public final class ClusterSecrets: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let value = values[name] { return Secret(value) }
+        if readOnly { return Secret("") }
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         let value = String((0..<32).map { _ in alphabet.randomElement(using: &generator)! })
@@ -53,6 +58,7 @@ public final class ClusterSecrets: @unchecked Sendable {
         if let encoded = values["\(name)_private"], let data = Data(base64Encoded: encoded), let publicKey = values["\(name)_public"] {
             return SSHKeyPair(privateKey: Secret(String(decoding: data, as: UTF8.self)), publicKey: publicKey)
         }
+        if readOnly { return SSHKeyPair(privateKey: Secret(""), publicKey: "") }
         let pair = try SSHKeyPair.generate(comment: "keel \(name)")
         values["\(name)_private"] = Data(pair.privateKey.reveal().utf8).base64EncodedString()
         values["\(name)_public"] = pair.publicKey

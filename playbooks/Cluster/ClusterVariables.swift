@@ -10,8 +10,8 @@ enum ClusterVariables {
         "patroni_ttl", "patroni_loop_wait", "patroni_retry_timeout", "patroni_version",
         "with_haproxy_load_balancing", "haproxy_listen_port", "cluster_vip", "vip_interface",
         "pgbouncer_install", "pgbouncer_listen_port", "pgbouncer_pools", "pgbouncer_default_pool_size",
-        "pgbouncer_max_client_conn", "pgbackrest_install", "pgbackrest_repo_host", "pgbackrest_stanza",
-        "pgbackrest_retention_full", "pgbackrest_full_backup_schedule", "pgbackrest_diff_backup_schedule",
+        "pgbouncer_max_client_conn", "pgbackrest_install", "pgbackrest_repo_host", "pgbackrest_repo_type",
+        "pgbackrest_repo_path", "pgbackrest_stanza", "pgbackrest_retention_full", "pgbackrest_full_backup_schedule", "pgbackrest_diff_backup_schedule",
         "etcd_allow_even_members", "keel_upgrade_patroni",
     ]
 

@@ -23,11 +23,16 @@ extension Playbooks {
                 PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
             }
             if let backups = model.backups {
-                Play("pgbackrest", on: model.pattern(model.databaseHosts + [backups.repositoryHost]), become: true, tags: ["pgbackrest"]) { host in
-                    if host.name == backups.repositoryHost {
-                        try PgBackRestRepositoryRole(host: host, model: model, backups: backups).steps()
+                Play("pgbackrest", on: model.pattern(model.databaseHosts + [backups.repositoryHost].compactMap { $0 }), become: true, tags: ["pgbackrest"]) { host in
+                    if case .host(host.name, let databaseKey, let repositoryKey) = backups.repository {
+                        try PgBackRestRepositoryRole(host: host, model: model, backups: backups, databaseKey: databaseKey, repositoryKey: repositoryKey).steps()
                     } else {
                         try PgBackRestDatabaseRole(host: host, model: model, backups: backups).steps()
+                    }
+                }
+                if backups.repositoryHost == nil {
+                    Play("pgbackrest shared repository", on: model.pattern(model.databaseHosts), become: true, anyErrorsFatal: true, tags: ["pgbackrest"]) { host in
+                        SharedRepositoryCheck(path: backups.path, host: host.name, members: model.databaseHosts)
                     }
                 }
             }
@@ -68,8 +73,8 @@ extension Playbooks {
                 }
             }
             if let backups = model.backups {
-                Play("pgbackrest stanza and first backup", on: backups.repositoryHost, become: true, tags: ["pgbackrest"]) { _ in
-                    PgBackRestFirstBackup(backups)
+                Play("pgbackrest stanza and first backup", on: backups.repositoryHost ?? model.pattern(model.databaseHosts), become: true, tags: ["pgbackrest"]) { host in
+                    PgBackRestFirstBackup(backups, onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil)
                 }
             }
             if model.withHAProxy {

@@ -30,6 +30,9 @@ struct PatroniAPI {
         get(path) + " | grep -q" + fragments.map { " -e " + shellQuote($0) }.joined()
     }
 
+    /// Succeeds when the member is the primary.
+    var isPrimary: String { "curl -sf -o /dev/null -m 5 \(url)/primary" }
+
     /// Succeeds when the member is the primary, or a replica streaming WAL from it.
     var inService: String { shows("/patroni", #""replication_state": "streaming""#, #""role": "primary""#) }
 }

@@ -1,8 +1,10 @@
 import Keel
 import KeelSSH
 
-/// pgBackRest on a database host: WAL archived to the repository host, reached over SSH as `pgbackrest` with
-/// this host's `postgres` key, the repository's host keys pinned.
+/// pgBackRest on a database host. With a repository host: WAL archived to it over SSH as `pgbackrest` with this
+/// host's `postgres` key, the repository's host keys pinned. With a shared repository: WAL archived into the shared
+/// directory, this member's mark left in it (see ``SharedRepositoryCheck``), and timers that back up from the
+/// primary.
 struct PgBackRestDatabaseRole {
     let host: HostContext
     let model: ClusterModel
@@ -10,16 +12,28 @@ struct PgBackRestDatabaseRole {
 
     @StepBuilder func steps() throws -> [Step] {
         Package("pgbackrest")
-        try SSHTrust(
-            user: "postgres", home: "/var/lib/postgresql", key: backups.databaseKey, accepting: backups.repositoryKey,
-            from: [backups.repositoryHost], host: host, model: model)
+        switch backups.repository {
+        case .host(let repositoryHost, let databaseKey, let repositoryKey):
+            try SSHTrust(
+                user: "postgres", home: "/var/lib/postgresql", key: databaseKey, accepting: repositoryKey,
+                from: [repositoryHost], host: host, model: model)
+        case .shared:
+            Directory(backups.path, mode: 0o750, owner: "postgres", group: "postgres")
+            SharedRepositoryMark(path: backups.path, host: host.name)
+        }
         Directory("/var/log/pgbackrest", mode: 0o750, owner: "postgres", group: "postgres")
         Directory("/etc/pgbackrest")
         Template("cluster/pgbackrest-database.conf", to: "/etc/pgbackrest/pgbackrest.conf", mode: 0o640, group: "postgres", values: [
             "cluster": .string(model.name), "member": .string(host.name), "stanza": .string(backups.stanza),
-            "repository_host": .string(backups.repositoryHost), "repository_address": .string(model.address(of: backups.repositoryHost)),
+            "repository_host": .string(backups.repositoryHost ?? ""),
+            "repository_address": .string(backups.repositoryHost.map(model.address(of:)) ?? ""),
+            "path": .string(backups.path), "retention_full": .int(backups.retentionFull),
             "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
         ])
+        if backups.repositoryHost == nil {
+            // Every member has the timers; only the one that is the primary when they fire backs up.
+            PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimary)
+        }
     }
 }
 
@@ -29,39 +43,49 @@ struct PgBackRestRepositoryRole {
     let host: HostContext
     let model: ClusterModel
     let backups: ClusterModel.Backups
+    let databaseKey: SSHKeyPair
+    let repositoryKey: SSHKeyPair
 
     @StepBuilder func steps() throws -> [Step] {
         Package("pgbackrest")
         Group("pgbackrest")
         User("pgbackrest", group: "pgbackrest", home: "/home/pgbackrest")
         try SSHTrust(
-            user: "pgbackrest", home: "/home/pgbackrest", key: backups.repositoryKey, accepting: backups.databaseKey,
+            user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
             from: model.databaseHosts, host: host, model: model)
-        Directory("/var/lib/pgbackrest", mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
+        Directory(backups.path, mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
         Directory("/var/log/pgbackrest", mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
         Directory("/etc/pgbackrest")
         Template("cluster/pgbackrest-repository.conf", to: "/etc/pgbackrest/pgbackrest.conf", mode: 0o640, group: "pgbackrest", values: [
             "cluster": .string(model.name), "stanza": .string(backups.stanza), "retention_full": .int(backups.retentionFull),
-            "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
+            "path": .string(backups.path), "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
             "members": .list(model.databaseHosts.map { .map(["address": .string(model.address(of: $0))]) }),
         ])
-        Template("cluster/pgbackrest-backup.service", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)@.service", values: [
-            "stanza": .string(backups.stanza),
-        ])
-        for (type, schedule) in [("full", backups.fullSchedule), ("diff", backups.differentialSchedule)] {
-            Template("cluster/pgbackrest-backup.timer", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).timer", values: [
-                "stanza": .string(backups.stanza), "type": .string(type), "schedule": .string(schedule),
-            ])
-            Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .started, enabled: true)
-        }
+        PgBackRestTimers(backups: backups, onlyIf: nil)
     }
 }
 
-/// The stanza and its first full backup, made from the repository host once the cluster serves.
-@StepBuilder func PgBackRestFirstBackup(_ backups: ClusterModel.Backups) -> [Step] {
-    let pgbackrest = "runuser -u pgbackrest -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
-    Command("\(pgbackrest) stanza-create", creates: "/var/lib/pgbackrest/backup/\(backups.stanza)/backup.info")
-    Command("\(pgbackrest) check && \(pgbackrest) --type=full backup", unless: "\(pgbackrest) info | grep -q 'full backup:'")
+/// systemd timers for the full and the differential backups, run as the backup user; with `condition`, a run is
+/// skipped unless that command succeeds when the timer fires.
+@StepBuilder func PgBackRestTimers(backups: ClusterModel.Backups, onlyIf condition: String?) -> [Step] {
+    Template("cluster/pgbackrest-backup.service", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)@.service", values: [
+        "stanza": .string(backups.stanza), "user": .string(backups.backupUser), "condition": .string(condition ?? ""),
+    ])
+    for (type, schedule) in [("full", backups.fullSchedule), ("diff", backups.differentialSchedule)] {
+        Template("cluster/pgbackrest-backup.timer", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).timer", values: [
+            "stanza": .string(backups.stanza), "type": .string(type), "schedule": .string(schedule),
+        ])
+        Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .started, enabled: true)
+    }
+}
+
+/// The stanza and its first full backup, made once the cluster serves: on the repository host, or on the member
+/// that is the primary (`onlyIf`) when the repository is shared.
+@StepBuilder func PgBackRestFirstBackup(_ backups: ClusterModel.Backups, onlyIf condition: String?) -> [Step] {
+    let pgbackrest = "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
+    let elsewhere = condition.map { "! \($0) || " } ?? ""
+    Command("\(pgbackrest) stanza-create", unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
+    Command("\(pgbackrest) check && \(pgbackrest) --type=full backup", unless: "\(elsewhere)\(pgbackrest) info | grep -q 'full backup:'")
 }
 
 /// SSH between cluster hosts for `user`: its private key, the one public key it accepts, and the host keys of

@@ -5,8 +5,8 @@ import KeelSSH
 /// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
 /// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free
 /// (or held by the cluster's own services), a VIP that no one else answers for, no unsafe Patroni already running,
-/// and no running cluster whose passwords the secrets file lost. It never changes the host: it passes or it fails
-/// with every problem it found.
+/// no running cluster whose passwords the secrets file lost, and a shared backup repository already mounted. It
+/// never changes the host: it passes or it fails with every problem it found.
 struct Preflight: Resource {
     let model: ClusterModel
     let host: String
@@ -50,6 +50,9 @@ struct Preflight: Resource {
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
                 """
+            if let backups = model.backups, backups.repositoryHost == nil {
+                script += "\n[ -d \(backups.path) ] || echo shared_repository=missing"
+            }
         }
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip) >/dev/null 2>&1 && echo vip=answers"
@@ -88,6 +91,11 @@ struct Preflight: Resource {
             problems.append(
                 "a cluster deployed by Keel runs here, but .keel-secrets.yml beside the inventory does not hold its passwords: "
                     + "restore it (or set the passwords in the inventory); new passwords would lock the members out")
+        }
+        if lines.contains("shared_repository=missing"), let path = model.backups?.path {
+            problems.append(
+                "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
+                    + "(NFS) at \(path) first, or list a repository host under [pgbackrest]")
         }
         let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
         if !namesakes.isEmpty {
