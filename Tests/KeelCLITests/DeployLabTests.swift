@@ -206,14 +206,18 @@ extension LabTests {
 }
 
 extension LabTests {
-    @Test("Type B (no HAProxy): three hosts, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared")
+    @Test("Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared")
     func deployWithoutBalancers() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
+        // PostgreSQL from a PGDG mirror signed with its own key (the lab's stands in for apt.postgresql.org).
+        let mirror = try await Lab.run("pgdg").split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
+        try #require(mirror.count == 2, "lab pgdg prints the mirror's URL and key file")
         func useRepository(_ path: String) throws {
             try variables.replacingOccurrences(of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)")
+                .appending("\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n")
                 .write(toFile: variablesPath, atomically: true, encoding: .utf8)
         }
 
@@ -231,6 +235,8 @@ extension LabTests {
         let events = cluster.path + ".events"
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
+        let packages = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15"])
+        #expect(packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6, "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages.output)")
         let holder = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true"])
         #expect(holder.output.contains("h1 | ok | exit 0\n1\n"), "the VIP is on the leader: \(holder.output)")
         #expect(holder.output.contains("h2 | ok | exit 0\n0\n") && holder.output.contains("h3 | ok | exit 0\n0\n"))

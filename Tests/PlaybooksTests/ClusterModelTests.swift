@@ -193,6 +193,29 @@ struct ClusterModelTests {
         #expect(relative?.message == "pgbackrest_repo_path 'backups' is not a plain absolute path" && relative?.location?.line == 20)
     }
 
+    @Test("the PGDG repository: official by default, or a mirror with its key file; PostgreSQL other than 15 needs it")
+    func pgdgRepository() throws {
+        let (debian, _) = try load()
+        #expect(debian.pgdg == nil)
+        let (official, _) = try load(vars: Self.vars + "\npgdg_repository: true\n")
+        #expect(official.pgdg == ClusterModel.PGDGRepository(url: "https://apt.postgresql.org/pub/repos/apt", key: nil))
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-pgdg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZ\n-----END PGP PUBLIC KEY BLOCK-----\n"
+        try key.write(toFile: directory + "/mirror.asc", atomically: true, encoding: .utf8)
+        let (mirror, _) = try load(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17")
+            + "\npgdg_repository: yes\npgdg_repository_url: http://mirror.example/pgdg/\npgdg_repository_key_file: \(directory)/mirror.asc\n")
+        #expect(mirror.postgresVersion == 17 && mirror.pgdg == ClusterModel.PGDGRepository(url: "http://mirror.example/pgdg", key: key))
+
+        let debian17 = error(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17"))
+        #expect(debian17?.message == "postgresql_version is 17, but Debian 12 packages PostgreSQL 15 only" && debian17?.location?.line == 2)
+        let notAKey = error(vars: Self.vars + "\npgdg_repository: true\npgdg_repository_key_file: \(directory)/missing.asc\n")
+        #expect(notAKey?.message == "pgdg_repository_key_file \(directory)/missing.asc is not a readable ASCII-armored public key" && notAKey?.location?.line == 20)
+        let ftp = error(vars: Self.vars + "\npgdg_repository: true\npgdg_repository_url: ftp://mirror.example/pgdg\n")
+        #expect(ftp?.message == "pgdg_repository_url 'ftp://mirror.example/pgdg' is not an http(s) URL")
+    }
+
     @Test("a shared repository is refused on a member that does not see every member's mark, naming the missing ones")
     func sharedRepositoryCheck() throws {
         let check = SharedRepositoryCheck(path: "/var/lib/pgbackrest", host: "h2", members: ["h1", "h2", "h3"])

@@ -1,3 +1,4 @@
+import Foundation
 import Keel
 import KeelSSH
 
@@ -24,7 +25,7 @@ extension ClusterModel {
             throw InventoryError("[master] lists \(masters.count) hosts; a cluster has one", at: variable, hint: "move the others to [replica]")
         }
         var model = ClusterModel(
-            name: name, postgresVersion: version,
+            name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
             postgresPort: try reader.int(["postgresql_port"], in: 1...65535) ?? 5432,
             dataDirectory: try reader.string(["postgresql_data_dir"]) ?? "/var/lib/postgresql/\(version)/main",
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
@@ -72,6 +73,39 @@ extension ClusterModel {
     private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets) throws(InventoryError) -> Secret {
         if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
         return secrets.password(for: name)
+    }
+
+    /// The PGDG repository when `pgdg_repository` is true: `pgdg_repository_url` for a mirror, with the key it signs
+    /// with in `pgdg_repository_key_file` (on this machine, relative to the inventory). Debian 12 itself packages
+    /// PostgreSQL 15 only.
+    private static func pgdg(_ reader: VariableReader, inventory: Inventory, version: Int) throws(InventoryError) -> PGDGRepository? {
+        guard try reader.bool(["pgdg_repository"]) ?? false else {
+            if version != 15 {
+                throw InventoryError(
+                    "postgresql_version is \(version), but Debian 12 packages PostgreSQL 15 only",
+                    at: reader.lookup(["postgresql_version"])?.variable.origin, hint: "set pgdg_repository: true, or use 15")
+            }
+            return nil
+        }
+        var url = try reader.string(["pgdg_repository_url"]) ?? PGDGRepository.official
+        while url.hasSuffix("/") { url.removeLast() }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), !url.contains(where: \.isWhitespace) else {
+            throw InventoryError(
+                "pgdg_repository_url '\(url)' is not an http(s) URL", at: reader.lookup(["pgdg_repository_url"])?.variable.origin,
+                hint: "give the repository's base URL, as \(PGDGRepository.official)")
+        }
+        guard let keyFile = try reader.string(["pgdg_repository_key_file"]), !keyFile.isEmpty else {
+            return PGDGRepository(url: url, key: nil)
+        }
+        let origin = reader.lookup(["pgdg_repository_key_file"])?.variable.origin
+        let base = (inventory.path as NSString).deletingLastPathComponent
+        let path = keyFile.hasPrefix("/") ? keyFile : (base as NSString).appendingPathComponent(keyFile)
+        guard let key = try? String(contentsOfFile: path, encoding: .utf8), key.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----") else {
+            throw InventoryError(
+                "pgdg_repository_key_file \(path) is not a readable ASCII-armored public key", at: origin,
+                hint: "export the mirror's signing key with gpg --armor --export")
+        }
+        return PGDGRepository(url: url, key: key)
     }
 
     /// pgBackRest's settings when `pgbackrest_install` is true. The repository host is the `[pgbackrest]` group's

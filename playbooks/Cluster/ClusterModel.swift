@@ -15,6 +15,8 @@ public struct ClusterModel: Sendable {
 
     public var name: String
     public var postgresVersion: Int
+    /// The PGDG apt repository, when PostgreSQL and its tools come from it instead of Debian.
+    public var pgdg: PGDGRepository?
     public var postgresPort: Int
     public var dataDirectory: String
     public var parameters: [Parameter]
@@ -109,6 +111,19 @@ public struct ClusterModel: Sendable {
 
     /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
     public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
+
+    /// The PostgreSQL Global Development Group's apt repository (apt.postgresql.org) or a mirror of it: every
+    /// PostgreSQL release, and newer PgBouncer and pgBackRest than Debian's.
+    public struct PGDGRepository: Sendable, Equatable {
+        public static let official = "https://apt.postgresql.org/pub/repos/apt"
+        /// The key Debian's postgresql-common ships for the official repository.
+        public static let officialKeyPath = "/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc"
+
+        /// The repository's base URL, without a trailing slash.
+        public var url: String
+        /// The ASCII-armored key a mirror signs with; nil for the official key.
+        public var key: String?
+    }
 
     public struct HAProxyPorts: Sendable, Equatable {
         public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000

@@ -2,7 +2,8 @@
 /// that any other name (a typo) is reported instead of silently ignored.
 enum ClusterVariables {
     static let read: Set<String> = [
-        "patroni_cluster_name", "postgresql_version", "postgresql_port", "postgresql_data_dir", "postgresql_parameters",
+        "patroni_cluster_name", "postgresql_version", "pgdg_repository", "pgdg_repository_url", "pgdg_repository_key_file",
+        "postgresql_port", "postgresql_data_dir", "postgresql_parameters",
         "postgresql_pg_hba", "postgresql_users", "postgresql_databases", "postgresql_extensions",
         "patroni_superuser_username", "patroni_superuser_password", "patroni_replication_username",
         "patroni_replication_password", "patroni_restapi_username", "patroni_restapi_password",

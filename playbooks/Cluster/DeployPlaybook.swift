@@ -96,7 +96,8 @@ func MemberInService(model: ClusterModel, host: String) -> WaitFor {
     WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: .seconds(600))
 }
 
-/// Every host: base packages and the kernel settings the cluster needs.
+/// Every host: base packages and the kernel settings the cluster needs; on the hosts that get PostgreSQL or
+/// pgBackRest, the PGDG repository when the inventory asks for it.
 struct CommonRole: Role {
     let host: HostContext
     let model: ClusterModel
@@ -106,6 +107,9 @@ struct CommonRole: Role {
         Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)
         Sysctl("net.ipv4.ip_forward", "0", tolerateRefusal: true)
         Sysctl("vm.swappiness", "1", tolerateRefusal: true)
+        if let pgdg = model.pgdg, model.databaseHosts.contains(host.name) || host.name == model.backups?.repositoryHost {
+            PGDGSource(pgdg)
+        }
     }
 }
 
