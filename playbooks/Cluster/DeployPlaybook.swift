@@ -153,6 +153,10 @@ struct PatroniNodeRole: Role {
             "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd", "python3-urllib3",
             "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil", "python3-cdiff")
         Service("postgresql", state: .stopped, enabled: false)
+        if model.upgradePatroni {
+            // The distribution's older Patroni goes (its configuration files stay): Keel's runs from /opt/patroni.
+            Package("patroni", state: .absent)
+        }
         Directory("/opt/patroni/wheels")
         File(wheelPath, contents: .bytes(wheel))
         Command(
