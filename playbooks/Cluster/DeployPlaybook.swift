@@ -41,18 +41,19 @@ extension Playbooks {
                 Service("patroni", state: .started, enabled: true)
                 WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
             }
+            // Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members
+            // one at a time, the leader last. On a new cluster only the leader runs yet, so replicas are cloned
+            // with the final parameters and only the leader restarts.
+            Play("cluster configuration", on: model.pattern(model.databaseHosts), become: true, tags: ["patroni", "postgresql"]) { host in
+                PatroniClusterConfig(model: model, host: host.name).runOnce()
+                PendingRestart(model: model, host: host.name).runOnce()
+            }
             Play("patroni replicas", on: model.pattern(model.replicaHosts), become: true, tags: ["patroni"]) { host in
                 // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
                 // (for example when the [master] host failed earlier in this run).
                 WaitFor(.command(model.etcdGet("/service/\(model.name)/initialize") + " | grep -q ."), timeout: .seconds(30))
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name)
-            }
-            // Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members
-            // one at a time, the leader last.
-            Play("cluster configuration", on: model.pattern(model.databaseHosts), become: true, tags: ["patroni", "postgresql"]) { host in
-                PatroniClusterConfig(model: model, host: host.name).runOnce()
-                PendingRestart(model: model, host: host.name).runOnce()
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)

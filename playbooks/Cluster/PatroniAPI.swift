@@ -14,6 +14,11 @@ struct PatroniAPI {
     /// Prints the JSON at `path`; fails when the member does not answer.
     func get(_ path: String) -> String { "curl -sf -m 5 \(url)\(path)" }
 
+    /// Prints the JSON at `path` from the first member of `model` that answers; prints nothing when none does.
+    static func fromAnyMember(_ model: ClusterModel, _ path: String) -> String {
+        model.databaseHosts.map { PatroniAPI(model, member: $0).get(path) }.joined(separator: " || ") + " || true"
+    }
+
     /// Sends the JSON `body` to `path` with the credentials; fails when the member refuses or does not answer.
     func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
         "curl -sf -m \(timeout) -K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "

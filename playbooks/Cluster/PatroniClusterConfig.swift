@@ -4,7 +4,7 @@ import KeelSSH
 
 /// Patroni's dynamic configuration, kept in etcd for the whole cluster: the HA timings, synchronous replication and
 /// every PostgreSQL parameter. patroni.yml seeds it at bootstrap; afterwards only this resource changes it, with a
-/// `PATCH /config` on the member's REST API. Parameters Keel no longer sets are removed.
+/// `PATCH /config` on the REST API of any member that answers. Parameters Keel no longer sets are removed.
 struct PatroniClusterConfig: Resource {
     let model: ClusterModel
     let host: String
@@ -13,11 +13,7 @@ struct PatroniClusterConfig: Resource {
     /// Members pick the change up on their next cycle and may then need a restart.
     var affectsOtherResources: Bool { true }
 
-    private var api: PatroniAPI { PatroniAPI(model, member: host) }
-
-    var probe: String {
-        "systemctl is-active -q patroni || { echo inactive; exit 0; }; \(api.get("/config")) || echo unanswered"
-    }
+    var probe: String { PatroniAPI.fromAnyMember(model, "/config") }
 
     /// The settings Keel owns, flattened: `ttl`, `postgresql.use_slots`, `postgresql.parameters.work_mem`, …
     var wanted: [String: String] {
@@ -32,8 +28,9 @@ struct PatroniClusterConfig: Resource {
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
-        // Not started yet: the bootstrap section of patroni.yml carries the configuration.
-        if output.text == "inactive" { return [] }
+        // No member runs yet (a new cluster, with --check): the bootstrap section of patroni.yml seeds the
+        // configuration, and the next run applies the rest.
+        if output.text.isEmpty { return [] }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(output.text.utf8)) else {
             throw PatroniAPI.unanswered(host)
         }
@@ -52,7 +49,8 @@ struct PatroniClusterConfig: Resource {
         guard !patch.isEmpty else { return [] }
         let body = String(decoding: try JSONSerialization.data(withJSONObject: patch, options: [.sortedKeys]), as: UTF8.self)
         // Each member applies the change on its next cycle, at most loop_wait seconds away.
-        let command = api.send("PATCH", "/config", json: body, timeout: 30) + " && sleep \(model.loopWait + 5)"
+        let sends = model.databaseHosts.map { PatroniAPI(model, member: $0).send("PATCH", "/config", json: body, timeout: 30) }
+        let command = "{ " + sends.joined(separator: " || ") + "; } && sleep \(model.loopWait + 5)"
         return summaries.dropLast().map { Change($0) } + [Change(summaries.last!, commands: [command])]
     }
 

@@ -10,7 +10,7 @@ struct PendingRestart: Resource {
 
     var description: String { "rolling restart of members with pending parameter changes" }
 
-    var probe: String { PatroniAPI(model, member: host).get("/cluster") + " || echo unanswered" }
+    var probe: String { PatroniAPI.fromAnyMember(model, "/cluster") }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         struct Cluster: Decodable {
@@ -21,6 +21,8 @@ struct PendingRestart: Resource {
             }
             var members: [Member]
         }
+        // No member runs yet (a new cluster, with --check): nothing waits for a restart.
+        if output.text.isEmpty { return [] }
         guard let cluster = try? JSONDecoder().decode(Cluster.self, from: Data(output.text.utf8)) else {
             throw PatroniAPI.unanswered(host)
         }
