@@ -19,7 +19,9 @@ extension Playbooks {
             Play("standalone postgresql", on: model.primaryHost ?? "master", become: true, tags: ["postgresql", "patroni"]) { _ in
                 StandaloneTakeover(model: model)
             }
-            Play("postgresql and patroni", on: "postgres_cluster", become: true, tags: ["postgresql", "patroni"]) { host in
+            // Replacing a running older Patroni goes one member at a time.
+            Play("postgresql and patroni", on: "postgres_cluster", become: true, serial: model.upgradePatroni ? 1 : nil,
+                 anyErrorsFatal: model.upgradePatroni, tags: ["postgresql", "patroni"]) { host in
                 PatroniNodeRole(host: host, model: model, wheel: patroniWheel)
             }
             if let backups = model.backups {
@@ -63,7 +65,7 @@ extension Playbooks {
                     PgBouncerRole(host: host, model: model)
                 }
             }
-            Play("members in service", on: model.pattern(model.databaseHosts), become: true, tags: ["always"]) { host in
+            Play("members in service", on: model.pattern(model.databaseHosts), become: true, tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]) { host in
                 // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
                 MemberInService(model: model, host: host.name)
                 if model.synchronousMode && model.databaseHosts.count > 1 {
@@ -122,9 +124,13 @@ struct EtcdRole: Role {
     var steps: [Step] {
         Package("etcd-server", "etcd-client")
         // Debian's package starts a standalone etcd at once; its data would make it refuse to join the cluster.
-        // Cleared once, before the first cluster config; the marker keeps later runs from touching the data.
+        // Cleared once, before the first cluster config, and only when it is that empty standalone member (named
+        // "default", no keys): an etcd that already serves a cluster keeps its data. The marker keeps later runs
+        // from looking again.
+        let local = "ETCDCTL_API=3 etcdctl --endpoints=http://127.0.0.1:2379 --command-timeout=5s"
         Command(
-            "systemctl stop etcd && rm -rf /var/lib/etcd/default && touch /var/lib/etcd/.keel-cluster",
+            "systemctl start etcd; if [ \"$(\(local) member list 2>/dev/null | cut -d, -f3 | tr -d ' ')\" = default ] && [ -z \"$(\(local) get '' --prefix --keys-only --limit=1)\" ]; "
+                + "then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch /var/lib/etcd/.keel-cluster",
             creates: "/var/lib/etcd/.keel-cluster")
         Template("cluster/etcd.conf", to: "/etc/default/etcd", values: [
             "member": .string(host.name), "address": .string(model.address(of: host.name)),
@@ -156,6 +162,7 @@ struct PatroniNodeRole: Role {
         Service("postgresql", state: .stopped, enabled: false)
         if model.upgradePatroni {
             // The distribution's older Patroni goes (its configuration files stay): Keel's runs from /opt/patroni.
+            OldPatroniStop()
             Package("patroni", state: .absent)
         }
         Directory("/opt/patroni/wheels")
@@ -188,6 +195,11 @@ struct PatroniNodeRole: Role {
         Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: [
             "cluster": .string(model.name), "vip_callback": .bool(leaderVIP != nil),
         ]).onChange(.restartIfRunning("patroni"))
+        if model.upgradePatroni {
+            // Handlers first, while the member is stopped: they must not restart the Patroni started next.
+            FlushHandlers()
+            ReplacedPatroniStart(model: model, host: host.name)
+        }
     }
 
     /// Without HAProxy the VIP follows the Patroni leader: its address, prefix and interface on this host.

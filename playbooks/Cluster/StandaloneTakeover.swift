@@ -28,7 +28,7 @@ struct StandaloneTakeover: Resource {
     /// Each role's own probe follows a `@@role` line, in a subshell of its own.
     var probe: String {
         """
-        [ -e /etc/patroni/patroni.yml ] && { echo managed; exit 0; }
+        [ -e /etc/patroni/patroni.yml ] || systemctl is-active -q patroni && { echo managed; exit 0; }
         [ -f \(shellQuote(model.dataDirectory + "/PG_VERSION")) ] || { echo empty; exit 0; }
         echo standalone
         [ -e \(shellQuote(configFile)) ] || echo unconfigured
