@@ -124,12 +124,13 @@ struct EtcdRole: Role {
     var steps: [Step] {
         Package("etcd-server", "etcd-client")
         // Debian's package starts a standalone etcd at once; its data would make it refuse to join the cluster.
-        // Cleared once, before the first cluster config, and only when it is that empty standalone member (named
-        // "default", no keys): an etcd that already serves a cluster keeps its data. The marker keeps later runs
-        // from looking again.
+        // Cleared once, before the first cluster config, and only when it is that empty standalone member (alone,
+        // its peer URL on localhost, no keys): an etcd that already serves a cluster keeps its data. The marker
+        // keeps later runs from looking again.
         let local = "ETCDCTL_API=3 etcdctl --endpoints=http://127.0.0.1:2379 --command-timeout=5s"
         Command(
-            "systemctl start etcd; if [ \"$(\(local) member list 2>/dev/null | cut -d, -f3 | tr -d ' ')\" = default ] && [ -z \"$(\(local) get '' --prefix --keys-only --limit=1)\" ]; "
+            "systemctl start etcd; if [ \"$(\(local) member list 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
+                + "&& [ -z \"$(\(local) get '' --prefix --keys-only --limit=1)\" ]; "
                 + "then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch /var/lib/etcd/.keel-cluster",
             creates: "/var/lib/etcd/.keel-cluster")
         Template("cluster/etcd.conf", to: "/etc/default/etcd", values: [

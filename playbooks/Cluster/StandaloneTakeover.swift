@@ -5,8 +5,8 @@ import KeelSSH
 /// take over, keeping its data: the superuser gets the cluster's password, the replication role is created, and
 /// the data directory gets the postgresql.conf Patroni expects there (Debian's settings in /etc are not carried
 /// over: declare them in `postgresql_parameters`).
-/// Patroni, started later on that data directory, makes it the leader instead of running initdb. Hosts that
-/// Patroni already manages, or without data, need nothing.
+/// Patroni, started later on that data directory, makes it the leader instead of running initdb. Hosts that a
+/// Patroni already manages (Keel's, or an older one being replaced), or without data, need nothing.
 struct StandaloneTakeover: Resource {
     let model: ClusterModel
 
