@@ -206,7 +206,7 @@ extension LabTests {
 }
 
 extension LabTests {
-    @Test("Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared")
+    @Test("Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time")
     func deployWithoutBalancers() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
@@ -259,5 +259,29 @@ extension LabTests {
         let second = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(second.status == 0, "\(second.output)")
         #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(second.output)")
+
+        // A new REST API password reaches Patroni by a restart of each member in turn, never all at once.
+        let rotated = try String(contentsOfFile: variablesPath, encoding: .utf8) + "\npatroni_restapi_password: \"Rotated-api-1\"\n"
+        try rotated.write(toFile: variablesPath, atomically: true, encoding: .utf8)
+        let rotation = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(rotation.status == 0, "\(rotation.output)")
+        for host in ["h1", "h2", "h3"] {
+            #expect(rotation.output.contains("- restart Patroni on \(host) and wait until the member is in service"), "\(rotation.output)")
+        }
+        var started: [Double] = []
+        for host in ["h1", "h2", "h3"] {
+            let start = try await sql(cluster.path, host, "SELECT extract(epoch FROM pg_postmaster_start_time())")
+            started += start.output.split(separator: "\n").compactMap { Double($0) }
+        }
+        let order = started.sorted()
+        #expect(order.count == 3 && zip(order, order.dropFirst()).allSatisfy { $1 - $0 >= 1 }, "one member at a time: \(started)")
+        let api = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h2", "--",
+            "curl -s -o /dev/null -w '%{http_code} ' -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.12:8008/restart; "
+                + "curl -s -o /dev/null -w '%{http_code}' -K /etc/patroni/api.curlrc -X DELETE http://10.213.0.12:8008/restart",
+        ])
+        #expect(api.output.contains("\n202 200"), "Patroni and Keel both use the new password: \(api.output)")
+        let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
+        #expect(healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2, "\(healthy)")
     }
 }

@@ -57,6 +57,10 @@ extension Playbooks {
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name)
             }
+            // Members whose Patroni must restart for a changed unit or password file go one at a time.
+            Play("patroni restarts", on: model.pattern(model.databaseHosts), become: true, serial: 1, anyErrorsFatal: true, tags: ["patroni"]) { host in
+                DuePatroniRestart(model: model, host: host.name)
+            }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
             }
@@ -179,7 +183,7 @@ struct PatroniNodeRole: Role {
             "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
             "replication_password": .string(model.replicationPassword.reveal()),
             "restapi_user": .string(model.restAPIUser), "restapi_password": .string(model.restAPIPassword.reveal()),
-        ], isSecret: true).onChange(.restartIfRunning("patroni"))
+        ], isSecret: true).onChange(DuePatroniRestart.handler)
         Template("cluster/patroni-api.curlrc", to: PatroniAPI.credentialsFile, mode: 0o600, values: [
             // Inside a quoted curl config value, backslash and quote are escaped.
             "credentials": .string("\(model.restAPIUser):\(model.restAPIPassword.reveal())"
@@ -195,9 +199,9 @@ struct PatroniNodeRole: Role {
         }
         Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: [
             "cluster": .string(model.name), "vip_callback": .bool(leaderVIP != nil),
-        ]).onChange(.restartIfRunning("patroni"))
+        ]).onChange(DuePatroniRestart.handler)
         if model.upgradePatroni {
-            // Handlers first, while the member is stopped: they must not restart the Patroni started next.
+            // Handlers first, while the member is stopped: they must not mark the Patroni started next for a restart.
             FlushHandlers()
             ReplacedPatroniStart(model: model, host: host.name)
         }
