@@ -59,7 +59,7 @@ extension Playbooks {
             }
             // Members whose Patroni must restart for a changed unit or password file go one at a time.
             Play("patroni restarts", on: model.pattern(model.databaseHosts), become: true, serial: 1, anyErrorsFatal: true, tags: ["patroni"]) { host in
-                DuePatroniRestart(model: model, host: host.name)
+                MarkedPatroniStart.restartDue(model, host: host.name)
             }
             Play("roles, databases, extensions", on: "postgres_cluster", become: true, tags: ["postgresql"]) { _ in
                 DatabaseObjectsRole(model: model)
@@ -183,7 +183,7 @@ struct PatroniNodeRole: Role {
             "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
             "replication_password": .string(model.replicationPassword.reveal()),
             "restapi_user": .string(model.restAPIUser), "restapi_password": .string(model.restAPIPassword.reveal()),
-        ], isSecret: true).onChange(DuePatroniRestart.handler)
+        ], isSecret: true).onChange(MarkedPatroniStart.restartHandler)
         Template("cluster/patroni-api.curlrc", to: PatroniAPI.credentialsFile, mode: 0o600, values: [
             // Inside a quoted curl config value, backslash and quote are escaped.
             "credentials": .string("\(model.restAPIUser):\(model.restAPIPassword.reveal())"
@@ -199,11 +199,11 @@ struct PatroniNodeRole: Role {
         }
         Template("cluster/patroni.service", to: "/etc/systemd/system/patroni.service", values: [
             "cluster": .string(model.name), "vip_callback": .bool(leaderVIP != nil),
-        ]).onChange(DuePatroniRestart.handler)
+        ]).onChange(MarkedPatroniStart.restartHandler)
         if model.upgradePatroni {
             // Handlers first, while the member is stopped: they must not mark the Patroni started next for a restart.
             FlushHandlers()
-            ReplacedPatroniStart(model: model, host: host.name)
+            MarkedPatroniStart.replacing(model, host: host.name)
         }
     }
 

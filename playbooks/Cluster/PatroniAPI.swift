@@ -38,6 +38,11 @@ struct PatroniAPI {
     /// Succeeds when the member is the primary.
     var isPrimary: String { "curl -sf -o /dev/null -m 5 \(url)/primary" }
 
+    /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
+    var waitInService: String {
+        "for i in $(seq 300); do \(inService) && exit 0; sleep 1; done; echo 'the member is not in service after 300 s' >&2; exit 1"
+    }
+
     /// Succeeds when the member is the primary, or a replica streaming WAL from it.
     var inService: String { shows("/patroni", #""replication_state": "streaming""#, #""role": "primary""#) }
 }

@@ -32,7 +32,7 @@ struct PendingRestart: Resource {
             let api = PatroniAPI(address: member.host)
             return Change("restart \(member.name) (\(member.role))", commands: [
                 api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600),
-                "for i in $(seq 300); do \(api.inService) && exit 0; sleep 1; done; exit 1",
+                api.waitInService,
             ])
         }
     }
