@@ -28,17 +28,28 @@ struct StatusCommand: AsyncParsableCommand {
         for target in hosts {
             do {
                 let ssh = try await SSHConnection.connect(options.configuration(for: target))
-                var status = try await ClusterStatus.read(model, host: target.name, transport: ssh)
+                var status: ClusterStatus
+                do {
+                    status = try await ClusterStatus.read(model, host: target.name, transport: ssh)
+                    if let backups = model.backups {
+                        do {
+                            // A shared repository is read on this member, over the connection already open.
+                            status.backups = if let repositoryHost = backups.repositoryHost {
+                                try await backupStatus(backups, on: repositoryHost, inventory: inventory, options: options)
+                            } else {
+                                try await BackupStatus.read(backups, host: target.name, transport: ssh)
+                            }
+                        } catch {
+                            status.backupError = "\(error)"
+                        }
+                    }
+                } catch {
+                    await ssh.close()
+                    throw error
+                }
                 await ssh.close()
                 if let vip = model.vip {
                     status.vipHolder = try await vipHolder(vip, model: model, inventory: inventory, options: options)
-                }
-                if let backups = model.backups {
-                    do {
-                        status.backups = try await backupStatus(backups, member: target.name, inventory: inventory, options: options)
-                    } catch {
-                        status.backupError = "\(error)"
-                    }
                 }
                 if json {
                     let encoder = JSONEncoder()
@@ -55,12 +66,11 @@ struct StatusCommand: AsyncParsableCommand {
         throw CLIError("no member answered:\n" + failures.joined(separator: "\n"))
     }
 
-    /// `pgbackrest info`, read on the repository host, or on `member` when the repository is shared.
+    /// `pgbackrest info`, read on the repository host `host`.
     private func backupStatus(
-        _ backups: ClusterModel.Backups, member: String, inventory: Inventory, options: ConnectionOptions
+        _ backups: ClusterModel.Backups, on host: String, inventory: Inventory, options: ConnectionOptions
     ) async throws -> BackupStatus {
         let fleet = Fleet(options: options, forks: 1)
-        let host = backups.repositoryHost ?? member
         let target = try targets(of: inventory, [host], knownHosts: connection.knownHosts)
         switch await fleet.run(target, { _, ssh in try await BackupStatus.read(backups, host: host, transport: ssh) })[0] {
         case .done(let status, _): return status

@@ -166,7 +166,8 @@ struct PatroniNodeRole: Role {
             "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil", "python3-cdiff")
         Service("postgresql", state: .stopped, enabled: false)
         if model.upgradePatroni {
-            // The distribution's older Patroni goes (its configuration files stay): Keel's runs from /opt/patroni.
+            // The distribution's older Patroni stops if it runs, then goes (its configuration files stay): Keel's
+            // runs from /opt/patroni.
             OldPatroniStop()
             Package("patroni", state: .absent)
         }

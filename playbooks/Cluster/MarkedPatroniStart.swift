@@ -45,6 +45,6 @@ extension MarkedPatroniStart {
     static func restartDue(_ model: ClusterModel, host: String) -> MarkedPatroniStart {
         MarkedPatroniStart(
             model: model, host: host, mark: restartMark, description: "restart Patroni",
-            command: "if [ \"$(systemctl show -p NeedDaemonReload --value patroni)\" = yes ]; then systemctl daemon-reload; fi; systemctl try-restart patroni")
+            command: Handler.restartIfRunning("patroni").command)
     }
 }

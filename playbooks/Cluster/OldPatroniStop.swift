@@ -1,8 +1,9 @@
 import Keel
 import KeelSSH
 
-/// Debian's older Patroni, still running on this member (`keel_upgrade_patroni`): stopped and its package removed,
-/// before Keel's files for it are written; ``MarkedPatroniStart/replacing(_:host:)`` starts Keel's afterwards.
+/// Debian's older Patroni, still running on this member (`keel_upgrade_patroni`): stopped before its package is
+/// removed (the next step) and Keel's files are written; ``MarkedPatroniStart/replacing(_:host:)`` starts Keel's
+/// afterwards.
 /// PostgreSQL shuts down cleanly, sending every WAL record to the streaming replicas first; if it led, a replica
 /// takes over. The play goes one member at a time, so the cluster keeps a leader throughout.
 struct OldPatroniStop: Resource {
@@ -15,10 +16,9 @@ struct OldPatroniStop: Resource {
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "running" else { return [] }
-        return [Change("stop Debian's Patroni (PostgreSQL stops cleanly; a replica takes over if it led) and remove its package", commands: [
+        return [Change("stop Debian's Patroni (PostgreSQL stops cleanly; a replica takes over if it led)", commands: [
             "mkdir -p /etc/patroni && touch \(MarkedPatroniStart.replacingMark)",
             "systemctl stop patroni",
-            "DEBIAN_FRONTEND=noninteractive timeout 300 apt-get remove -y -q -o DPkg::Lock::Timeout=300 patroni",
         ])]
     }
 

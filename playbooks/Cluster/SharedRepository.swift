@@ -11,11 +11,12 @@ struct SharedRepositoryMark: Resource {
     let host: String
 
     var description: String { "mark of \(host) in the shared repository \(path)" }
-    var probe: String { "[ -s \(marks(path))/\(host) ] && echo present || echo absent" }
+    private var mark: String { "\(marks(path))/\(shellQuote(host))" }
+    var probe: String { "[ -s \(mark) ] && echo present || echo absent" }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "absent" else { return [] }
-        let write = "mkdir -p \(marks(path)) && echo \(shellQuote(host)) > \(marks(path))/\(shellQuote(host))"
+        let write = "mkdir -p \(marks(path)) && echo \(shellQuote(host)) > \(mark)"
         return [Change("leave \(host)'s mark in \(path)", commands: [
             "runuser -u postgres -- sh -c \(shellQuote(write)) || { echo \"postgres (uid $(id -u postgres)) cannot write to "
                 + "\(path) on \(host): give it the directory, with the same uid on every database host\" >&2; exit 1; }",

@@ -24,7 +24,8 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
         "if [ \"$(systemctl show -p NeedDaemonReload --value \(shellQuote(service)))\" = yes ]; then systemctl daemon-reload; fi; "
     }
 
-    var command: String {
+    /// The shell command the handler runs.
+    public var command: String {
         switch self {
         case .restart(let service): Self.reloadingUnits(service) + "systemctl restart \(shellQuote(service))"
         case .restartIfRunning(let service): Self.reloadingUnits(service) + "systemctl try-restart \(shellQuote(service))"
