@@ -19,17 +19,19 @@ let package = Package(
             pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]
         ),
-        .target(name: "KeelSSH", dependencies: ["CLibSSH2"]),
-        .target(name: "Keel", dependencies: ["KeelSSH", "Yams", "Stencil"]),
-        .target(name: "Playbooks", dependencies: ["Keel"], path: "playbooks"),
+        .target(name: "KeelCore"),
+        .target(name: "KeelSSH", dependencies: ["KeelCore", "CLibSSH2"]),
+        .target(name: "Keel", dependencies: ["KeelCore", "KeelSSH", "Yams", "Stencil"]),
+        .target(name: "Playbooks", dependencies: ["Keel"], path: "playbooks", exclude: ["Examples"]),
+        .target(name: "Examples", dependencies: ["Keel"], path: "playbooks/Examples"),
         .executableTarget(
             name: "keel",
             dependencies: [
-                "Keel", "Playbooks",
+                "Keel", "Playbooks", "Examples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "KeelSSHTests", dependencies: ["KeelSSH", "KeelTestSupport"]),
+        .testTarget(name: "KeelSSHTests", dependencies: ["KeelCore", "KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
         .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
         .testTarget(name: "PlaybooksTests", dependencies: ["Playbooks", "Keel", "KeelTestSupport"]),

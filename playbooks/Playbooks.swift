@@ -1,8 +1,6 @@
 import Keel
 
-/// The playbooks `keel apply` can run, by name.
+/// The cluster flows the command line offers, each a command of its own.
 public enum Playbooks {
-    public static let all: [Playbook] = [webDemo, benchFiles, benchTemplates]
-
-    public static func named(_ name: String) -> Playbook? { all.first { $0.name == name } }
+    public static let clusterFlows: [any ClusterFlow.Type] = [DeployFlow.self]
 }

@@ -1,3 +1,4 @@
+import KeelCore
 internal import CLibSSH2
 
 /// Proves the user's identity with each configured credential in turn, and explains a refusal.

@@ -1,3 +1,4 @@
+import KeelCore
 internal import CLibSSH2
 
 /// Runs one command on its own channel: feeds its standard input, drains stdout and stderr together (so neither

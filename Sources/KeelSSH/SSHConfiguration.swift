@@ -1,3 +1,4 @@
+import KeelCore
 /// Everything needed to open one SSH connection.
 public struct SSHConfiguration: Sendable {
     /// What to do with a host key that known_hosts does not hold.

@@ -1,3 +1,4 @@
+import KeelCore
 import Foundation
 
 /// An authenticated SSH connection to one host, safe to use from many tasks at once.
@@ -139,3 +140,5 @@ public final class SSHConnection: Sendable {
 extension String {
     var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }
+
+extension SSHConnection: Transport {}

@@ -1,3 +1,4 @@
+import KeelCore
 /// An error from the SSH transport: what failed, on which host, and why.
 ///
 /// A command that exits non-zero is not an error; see ``ExecResult``.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keel
-import Playbooks
+import Examples
 
 struct ApplyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,8 +17,8 @@ struct ApplyCommand: AsyncParsableCommand {
     var playbook: String
 
     func run() async throws {
-        guard let playbook = Playbooks.named(playbook) else {
-            throw ValidationError("no playbook named '\(playbook)'; known: \(Playbooks.all.map(\.name).joined(separator: ", "))")
+        guard let playbook = Examples.named(playbook) else {
+            throw ValidationError("no playbook named '\(playbook)'; known: \(Examples.all.map(\.name).joined(separator: ", "))")
         }
         try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection)
     }
@@ -28,7 +28,7 @@ struct PlaybooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "playbooks", abstract: "List the playbooks keel apply can run.")
 
     func run() async throws {
-        for playbook in Playbooks.all { Terminal.write("\(playbook.name)\t\(playbook.summary)\n") }
+        for playbook in Examples.all { Terminal.write("\(playbook.name)\t\(playbook.summary)\n") }
     }
 }
 

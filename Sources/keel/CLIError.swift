@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KeelSSH
+import Keel
 
 /// An error shown to the user as it is, followed by exit status 1.
 struct CLIError: Error, CustomStringConvertible {

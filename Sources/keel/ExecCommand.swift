@@ -1,6 +1,5 @@
 import ArgumentParser
 import Keel
-import KeelSSH
 
 struct ExecCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

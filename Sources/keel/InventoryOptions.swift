@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Keel
-import KeelSSH
 
 /// Options every command that reads an inventory shares.
 struct InventoryOptions: ParsableArguments {
@@ -44,7 +43,7 @@ struct ConnectionArguments: ParsableArguments {
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {
         let environment = ProcessInfo.processInfo.environment
         var options = ConnectionOptions(
-            hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict, connectTimeout: .seconds(connectTimeout),
+            acceptNewHostKeys: acceptNewHostKeys, connectTimeout: .seconds(connectTimeout),
             password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
         if let knownHosts { options.knownHostsPath = knownHosts }
         if askPass {
@@ -53,8 +52,7 @@ struct ConnectionArguments: ParsableArguments {
             }
             options.password = typed
         }
-        let keys = Set(targets.compactMap(\.privateKeyFile)).union(targets.contains { $0.privateKeyFile == nil } ? ConnectionOptions.defaultKeys : [])
-        for key in keys.sorted() where PrivateKeyFile.inspect(path: key)?.isEncrypted == true {
+        for key in ConnectionOptions.encryptedKeys(for: targets) {
             if let passphrase = environment["KEEL_SSH_PASSPHRASE"] {
                 options.passphrases[key] = Secret(passphrase)
             } else if let typed = Terminal.askSecret("Passphrase for \(key): ") {

@@ -22,7 +22,7 @@ extension LabTests {
 
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
-        #expect(deploy.output.contains("h1 | changed | standalone PostgreSQL taken over, its data kept"), "\(deploy.output)")
+        #expect(deploy.output.contains("h1 | changed | takeover of a standalone PostgreSQL in the data directory, if one is there"), "\(deploy.output)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
         #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"], "\(healthy)")
         for host in ["h1", "h2", "h3"] {

@@ -1,3 +1,4 @@
+import KeelCore
 import KeelSSH
 import KeelTestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeelCore
 import KeelSSH
 import KeelTestSupport
 import Testing

@@ -24,3 +24,8 @@ public final class CollectingReporter: Reporter {
     /// Steps that changed (or would change), as "host: step".
     public var changed: [String] { steps.filter { $0.status == .changed }.map { "\($0.host): \($0.step)" } }
 }
+
+extension Change {
+    /// The change's actions as the plan shows them.
+    public var shown: [String] { actions.map(\.description) }
+}

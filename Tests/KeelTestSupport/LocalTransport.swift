@@ -1,6 +1,5 @@
 import Foundation
 import Keel
-import KeelSSH
 
 /// Runs commands with the local `/bin/sh` and writes uploads to the local disk: a real host for engine tests
 /// that need no network. Resources in such tests point at paths inside a temporary directory.

@@ -1,6 +1,5 @@
 import Foundation
 @testable import Keel
-import KeelSSH
 import Testing
 
 @Suite("PostgreSQL roles, databases and extensions plan from recorded psql output")
@@ -24,9 +23,9 @@ struct PostgresResourceTests {
         let changed = try PostgresRole("replicator", password: Secret("other"), replication: true)
             .changes(from: ProbeOutput(text: "found|t|f|t|\(Self.pencil)"), on: host)
         #expect(changed.map(\.summary) == ["password"])
-        #expect(!changed.flatMap(\.commands).joined().contains("other"))
+        #expect(!changed.flatMap(\.shown).joined().contains("other"))
         let created = try role.changes(from: ProbeOutput(text: ""), on: host)
-        #expect(created.flatMap(\.commands) == [#"CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '…'"#])
+        #expect(created.flatMap(\.shown) == [#"psql: CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '***'"#])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
         #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
     }
@@ -42,8 +41,8 @@ struct PostgresResourceTests {
     func databaseAndExtension() throws {
         let database = PostgresDatabase("app", owner: "app")
         #expect(try database.changes(from: ProbeOutput(text: "found|app"), on: host).isEmpty)
-        #expect(try database.changes(from: ProbeOutput(text: "found|postgres"), on: host).flatMap(\.commands) == [#"ALTER DATABASE "app" OWNER TO "app""#])
-        #expect(try database.changes(from: ProbeOutput(text: ""), on: host).flatMap(\.commands) == [#"CREATE DATABASE "app" OWNER "app""#])
+        #expect(try database.changes(from: ProbeOutput(text: "found|postgres"), on: host).flatMap(\.shown) == [#"psql: ALTER DATABASE "app" OWNER TO "app""#])
+        #expect(try database.changes(from: ProbeOutput(text: ""), on: host).flatMap(\.shown) == [#"psql: CREATE DATABASE "app" OWNER "app""#])
         let extensionResource = PostgresExtension("pg_stat_statements", database: "app")
         #expect(try extensionResource.changes(from: ProbeOutput(text: "found"), on: host).isEmpty)
         #expect(try extensionResource.changes(from: ProbeOutput(text: ""), on: host).count == 1)

@@ -1,6 +1,5 @@
 import Foundation
 @testable import Keel
-import KeelSSH
 import Testing
 
 /// Each resource's check → changes logic, from recorded probe output; no host needed.
@@ -14,8 +13,8 @@ struct ResourceTests {
         #expect(try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
         let changes = try resource.changes(from: ProbeOutput(text: "nginx-light=missing\ncurl=installed"), on: host)
         #expect(changes.map(\.summary) == ["install nginx-light"])
-        #expect(changes[0].commands[0].contains("timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
-        #expect(changes[0].commands[0].contains("for attempt in 1 2 3; do timeout 120 apt-get update"))
+        #expect(changes[0].shown[0].contains("timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
+        #expect(changes[0].shown[0].contains("for attempt in 1 2 3; do timeout 120 apt-get update"))
         let removal = try Package("telnet", state: .absent).changes(from: ProbeOutput(text: "telnet=installed"), on: host)
         #expect(removal.map(\.summary) == ["remove telnet"])
     }
@@ -25,13 +24,13 @@ struct ResourceTests {
         let nginx = Service("nginx", state: .started, enabled: true)
         #expect(try nginx.changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host).isEmpty)
         let changes = try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=disabled\nreload=yes\nload=loaded"), on: host)
-        #expect(changes.flatMap(\.commands) == ["systemctl daemon-reload", "systemctl enable nginx", "systemctl start nginx"])
+        #expect(changes.flatMap(\.shown) == ["systemctl daemon-reload", "systemctl enable nginx", "systemctl start nginx"])
         #expect(throws: ResourceError.self) {
             try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=\nreload=\nload=not-found"), on: host)
         }
         let stopped = try Service("postgresql", state: .stopped, enabled: false)
             .changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host)
-        #expect(stopped.flatMap(\.commands) == ["systemctl disable postgresql", "systemctl stop postgresql"])
+        #expect(stopped.flatMap(\.shown) == ["systemctl disable postgresql", "systemctl stop postgresql"])
     }
 
     @Test("file: same checksum and attributes is converged; each difference is its own change")
@@ -61,7 +60,7 @@ struct ResourceTests {
     func directory() throws {
         let directory = Directory("/srv/data", mode: 0o750, owner: "postgres", group: "postgres")
         let created = try directory.changes(from: ProbeOutput(text: "kind=missing"), on: host)
-        #expect(created.flatMap(\.commands) == ["mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"])
+        #expect(created.flatMap(\.shown) == ["mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"])
         #expect(throws: ResourceError.self) { try directory.changes(from: ProbeOutput(text: "kind=file"), on: host) }
     }
 
@@ -111,10 +110,10 @@ struct ResourceTests {
 
     @Test("user and group: created when missing, corrected when different")
     func userAndGroup() throws {
-        #expect(try Group("postgres").changes(from: ProbeOutput(text: "exists=0"), on: host).flatMap(\.commands) == ["groupadd --system postgres"])
+        #expect(try Group("postgres").changes(from: ProbeOutput(text: "exists=0"), on: host).flatMap(\.shown) == ["groupadd --system postgres"])
         let user = User("postgres", group: "postgres", home: "/var/lib/postgresql")
         #expect(try user.changes(from: ProbeOutput(text: "home=/var/lib/postgresql\nshell=/bin/bash\ngid=110\ngroup=postgres"), on: host).isEmpty)
-        let created = try user.changes(from: ProbeOutput(text: "missing=1"), on: host).flatMap(\.commands)
+        let created = try user.changes(from: ProbeOutput(text: "missing=1"), on: host).flatMap(\.shown)
         #expect(created == ["useradd --system --shell /bin/bash --create-home --home-dir /var/lib/postgresql --gid postgres postgres"])
     }
 

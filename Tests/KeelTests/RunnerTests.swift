@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
-import Keel
-import KeelSSH
+@testable import Keel
 import KeelTestSupport
 import Testing
 
@@ -121,7 +120,7 @@ struct RunnerTests {
             }
         }
         let play = Play("p", on: "all") { host in
-            Base(host: host)
+            try Base(host: host).steps
             for index in 1...2 { File("/srv/\(index)", content: "\(index)") }
             if host.name == "nobody" { Package("never") } else { Command("true", creates: "/x").retries(2).runOnce() }
         }
@@ -195,5 +194,51 @@ struct RunnerTests {
         let output = text.withLock { $0 }
         #expect(output.contains("exited 1: ***"))
         #expect(!output.contains("s3cr3t-token-value"))
+    }
+}
+
+extension RunnerTests {
+    @Test("a wait that had to wait is ok, not a change, and notifies nothing")
+    func waitIsNotAChange() async throws {
+        let root = root
+        let ready = Playbook("wait", summary: "a wait") {
+            Play("later", on: "alpha") { _ in
+                Command("sleep 1; touch \(root)/ready").named("make ready later")
+            }
+        }
+        let waiting = Playbook("wait", summary: "a wait") {
+            Play("wait", on: "alpha") { _ in
+                WaitFor(.command("[ -e \(root)/ready ]"), timeout: .seconds(10), interval: .milliseconds(200))
+                    .onChange(.run(name: "never", command: "touch \(root)/never"))
+            }
+        }
+        async let waited = run(waiting)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await run(ready)
+        let (recap, events) = try await waited
+        #expect(recap.hosts["alpha"] == Recap.Counts(ok: 1))
+        #expect(events.steps.first?.changes == ["wait up to 10 s"])
+        #expect(read("never") == nil)
+    }
+
+    @Test("a service notified for a reload and a restart restarts once, where it was first notified")
+    func restartCoversReload() {
+        let merged = Handler.merged([.reload("a"), .run(name: "x", command: "true"), .restart("a"), .restartIfRunning("a"), .reload("b")])
+        #expect(merged == [.restart("a"), .run(name: "x", command: "true"), .reload("b")])
+    }
+
+    @Test("a rolling restart marks the host, and the marked step restarts it once, then forgets the mark")
+    func rollingRestart() async throws {
+        let root = root
+        let restart = RollingRestart("keel-test-\(UUID().uuidString)", command: "echo restarted >> \(root)/restarts", ready: "true")
+        let marked = MarkedRestart(mark: "\(root)/mark", summary: "restart", command: restart.command, ready: restart.ready)
+        try "".write(toFile: "\(root)/mark", atomically: true, encoding: .utf8)
+        let playbook = Playbook("restarts", summary: "due restarts") {
+            Play("restarts", on: "alpha", serial: 1) { _ in marked }
+        }
+        let (first, _) = try await run(playbook)
+        #expect(first.totalChanged == 1 && read("restarts") == "restarted\n" && read("mark") == nil)
+        let (second, _) = try await run(playbook)
+        #expect(second.totalChanged == 0 && read("restarts") == "restarted\n")
     }
 }

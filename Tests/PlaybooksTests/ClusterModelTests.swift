@@ -1,6 +1,5 @@
 import Foundation
 import Keel
-import KeelSSH
 @testable import Playbooks
 import Testing
 
@@ -85,7 +84,7 @@ struct ClusterModelTests {
         #expect(model.synchronousMode && !model.synchronousModeStrict)
         #expect(model.loopWait + 2 * model.retryTimeout <= model.ttl)
         #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
-        #expect(model.withHAProxy && model.vip == "10.213.0.100" && model.haproxyPorts.stats == 7000)
+        #expect(model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers) && model.haproxyPorts.stats == 7000)
         #expect(model.etcdInitialCluster == "10.213.0.11=http://10.213.0.11:2380,10.213.0.12=http://10.213.0.12:2380,10.213.0.13=http://10.213.0.13:2380")
     }
 

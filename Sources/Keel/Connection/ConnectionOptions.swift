@@ -5,7 +5,8 @@ import KeelSSH
 public struct ConnectionOptions: Sendable {
     /// known_hosts to check keys against when the inventory names none; `~/.ssh/known_hosts` by default.
     public var knownHostsPath: String
-    public var hostKeyPolicy: SSHConfiguration.HostKeyPolicy
+    /// Record the keys of hosts not yet known (OpenSSH's `accept-new`); a changed key is refused either way.
+    public var acceptNewHostKeys: Bool
     public var connectTimeout: Duration
     /// Passphrases for encrypted private keys, by key path.
     public var passphrases: [String: Secret]
@@ -14,11 +15,11 @@ public struct ConnectionOptions: Sendable {
 
     public init(
         knownHostsPath: String = ("~/.ssh/known_hosts" as NSString).expandingTildeInPath,
-        hostKeyPolicy: SSHConfiguration.HostKeyPolicy = .strict, connectTimeout: Duration = .seconds(10),
+        acceptNewHostKeys: Bool = false, connectTimeout: Duration = .seconds(10),
         passphrases: [String: Secret] = [:], password: Secret? = nil
     ) {
         self.knownHostsPath = knownHostsPath
-        self.hostKeyPolicy = hostKeyPolicy
+        self.acceptNewHostKeys = acceptNewHostKeys
         self.connectTimeout = connectTimeout
         self.passphrases = passphrases
         self.password = password
@@ -39,8 +40,14 @@ public struct ConnectionOptions: Sendable {
         if let password = target.password ?? password { credentials.append(.password(password)) }
         return SSHConfiguration(
             host: target.address, port: target.port, user: target.user, credentials: credentials,
-            knownHostsPath: target.knownHostsFile ?? knownHostsPath, hostKeyPolicy: hostKeyPolicy,
+            knownHostsPath: target.knownHostsFile ?? knownHostsPath, hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict,
             connectTimeout: connectTimeout)
+    }
+
+    /// The private key files `targets` would use that are encrypted: their passphrases must be asked for.
+    public static func encryptedKeys(for targets: [HostTarget]) -> [String] {
+        let keys = Set(targets.compactMap(\.privateKeyFile)).union(targets.contains { $0.privateKeyFile == nil } ? defaultKeys : [])
+        return keys.sorted().filter { PrivateKeyFile.inspect(path: $0)?.isEncrypted == true }
     }
 
     /// The keys OpenSSH would try, in its order, limited to the kinds libssh2 1.10 can use.

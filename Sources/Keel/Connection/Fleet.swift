@@ -1,13 +1,14 @@
 import KeelSSH
 
-/// Runs work on many hosts at once, at most `forks` at a time, each over its own SSH connection.
+/// Runs work on many hosts at once, at most `forks` at a time, each over its own SSH connection, closed when its
+/// work is done.
 public struct Fleet: Sendable {
     /// What happened on one host.
     public enum Outcome<Value: Sendable>: Sendable {
         /// Connected and `body` returned; with how long the connection took to open.
         case done(Value, connectTime: Duration)
         /// No authenticated connection could be made.
-        case unreachable(SSHError)
+        case unreachable(any Error)
         /// Connected, but `body` threw.
         case failed(any Error)
     }
@@ -25,7 +26,7 @@ public struct Fleet: Sendable {
     public func run<Value: Sendable>(
         _ targets: [HostTarget],
         report: @Sendable (HostTarget, Outcome<Value>) -> Void = { _, _ in },
-        _ body: @escaping @Sendable (HostTarget, SSHConnection) async throws -> Value
+        _ body: @escaping @Sendable (HostTarget, any Transport) async throws -> Value
     ) async -> [Outcome<Value>] {
         await targets.concurrentMap(limit: forks, completed: { report(targets[$0], $1) }) { [options] target in
             await Self.visit(target, options.configuration(for: target), body)
@@ -34,7 +35,7 @@ public struct Fleet: Sendable {
 
     private static func visit<Value: Sendable>(
         _ target: HostTarget, _ configuration: SSHConfiguration,
-        _ body: @Sendable (HostTarget, SSHConnection) async throws -> Value
+        _ body: @Sendable (HostTarget, any Transport) async throws -> Value
     ) async -> Outcome<Value> {
         let start = ContinuousClock.now
         let connection: SSHConnection

@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 
 /// How to reach one inventory host: address, port, user, key and privilege escalation, read from Ansible's
 /// connection variables or Keel's own (`keel_*` wins over `ansible_*`).
@@ -32,18 +31,18 @@ extension Inventory {
     /// - Throws: ``InventoryError`` when a connection variable has the wrong type.
     public func target(for host: String) throws(InventoryError) -> HostTarget {
         let reader = VariableReader(host: host, variables: variables(for: host))
-        let becomeEnabled = try reader.bool(["keel_become", "ansible_become"]) ?? false
-        let becomeUser = try reader.string(["keel_become_user", "ansible_become_user"]) ?? "root"
+        let becomeEnabled = try reader.bool(ConnectionVariable.become) ?? false
+        let becomeUser = try reader.string(ConnectionVariable.becomeUser) ?? "root"
         return HostTarget(
             name: host,
-            address: try reader.string(["keel_host", "ansible_host", "ansible_ssh_host"]) ?? host,
-            port: try reader.int(["keel_port", "ansible_port", "ansible_ssh_port"], in: 1...65535) ?? 22,
-            user: try reader.string(["keel_user", "ansible_user", "ansible_ssh_user"]) ?? ProcessInfo.processInfo.userName,
-            privateKeyFile: try reader.string(["keel_private_key_file", "ansible_ssh_private_key_file", "ansible_private_key_file"])
+            address: try reader.string(ConnectionVariable.address) ?? host,
+            port: try reader.int(ConnectionVariable.port, in: 1...65535) ?? 22,
+            user: try reader.string(ConnectionVariable.user) ?? ProcessInfo.processInfo.userName,
+            privateKeyFile: try reader.string(ConnectionVariable.privateKeyFile)
                 .map(resolvePath),
-            password: try reader.string(["keel_password", "ansible_password", "ansible_ssh_pass"]).map(Secret.init),
+            password: try reader.string(ConnectionVariable.password).map(Secret.init),
             become: becomeEnabled ? Become(user: becomeUser) : nil,
-            knownHostsFile: try reader.string(["keel_known_hosts_file"]).map(resolvePath))
+            knownHostsFile: try reader.string(ConnectionVariable.knownHostsFile).map(resolvePath))
     }
 
     /// Expands `~`; a relative path is taken from the working directory when it exists there, else from the

@@ -1,15 +1,20 @@
-/// One difference between what a host has and what the playbook wants, as the plan shows it.
-public struct Change: Sendable, Equatable {
+/// One difference between what a host has and what the playbook wants: what the plan shows, and the actions
+/// apply takes for it. The plan prints the actions themselves, so it cannot promise one thing and do another.
+public struct Change: Sendable {
     /// What will change, in a few words (`mode 0644 → 0600`, `install nginx-light`).
     public var summary: String
-    /// The commands apply will run for it, as `--check -v` shows them (never holding secrets).
-    public var commands: [String]
+    /// What apply does, in order.
+    public var actions: [Action]
     /// For file contents: the path and the wanted bytes, so a unified diff can be shown.
     public var content: ContentChange?
 
-    public init(_ summary: String, commands: [String] = [], content: ContentChange? = nil) {
+    public init(_ summary: String, _ actions: Action..., content: ContentChange? = nil) {
+        self.init(summary, actions: actions, content: content)
+    }
+
+    public init(_ summary: String, actions: [Action], content: ContentChange? = nil) {
         self.summary = summary
-        self.commands = commands
+        self.actions = actions
         self.content = content
     }
 }

@@ -69,6 +69,14 @@ public struct Facts: Sendable, Equatable {
         return facts
     }
 
+    /// The interface holding `address`, with its network (`10.0.0.2/24`); nil when no interface does.
+    public func network(holding address: String) -> (interface: String, network: String)? {
+        for (name, networks) in interfaces.sorted(by: { $0.key < $1.key }) {
+            if let network = networks.first(where: { $0.hasPrefix(address + "/") }) { return (name, network) }
+        }
+        return nil
+    }
+
     /// The facts as template values.
     var templateValue: [String: Any] {
         [

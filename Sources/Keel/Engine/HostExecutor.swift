@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 
 /// The mutating handle on one host, given only to ``Resource/apply(_:on:)``.
 ///
@@ -28,9 +27,9 @@ public struct HostExecutor: Sendable {
         return result
     }
 
-    /// Runs the commands of `changes` in order, stopping at the first that fails.
-    public func run(_ changes: [Change]) async throws {
-        for command in changes.flatMap(\.commands) { try await run(command) }
+    /// Takes the actions of `changes` in order, stopping at the first that fails.
+    public func perform(_ changes: [Change]) async throws {
+        for action in changes.flatMap(\.actions) { try await action.perform(on: self) }
     }
 
     /// Writes `bytes` to `path` atomically, with mode and owner set before the file appears.

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A piece of desired state on a host: a file, a package, a service.
 ///
@@ -7,18 +6,16 @@ import KeelSSH
 ///    of consecutive resources together, in one remote invocation;
 /// 2. ``changes(from:on:)`` — pure: the differences between that output and what is wanted. Empty means
 ///    converged; `--check` stops here and prints them;
-/// 3. ``apply(_:on:)`` — makes the changes through a ``HostExecutor``, the only mutating handle. The engine then
-///    probes again and fails the resource if it did not converge.
+/// 3. ``apply(_:on:)`` — makes the changes through a ``HostExecutor``, the only mutating handle: by default it
+///    takes each change's actions in order. The engine then probes again and fails the resource if it did not
+///    converge.
 ///
 /// ```swift
 /// struct Marker: Resource {
 ///     var description: String { "marker /etc/marker" }
 ///     var probe: String { "test -e /etc/marker && echo present" }
 ///     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-///         output.text == "present" ? [] : [Change("create /etc/marker", commands: ["touch /etc/marker"])]
-///     }
-///     func apply(_ changes: [Change], on host: HostExecutor) async throws {
-///         try await host.run("touch /etc/marker")
+///         output.text == "present" ? [] : [Change("create", .shell("touch /etc/marker"))]
 ///     }
 /// }
 /// ```
@@ -29,8 +26,11 @@ public protocol Resource: Sendable {
     var probe: String { get }
     /// The changes needed, from the probe's output; empty when converged.
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change]
-    /// Makes `changes` real on the host.
+    /// Makes `changes` real on the host; the default takes their actions in order.
     func apply(_ changes: [Change], on host: HostExecutor) async throws
+    /// Whether a change is only a wait for something to become ready: reported `ok` (with the time it took), as it
+    /// changes nothing on the host, and never notifies handlers.
+    var isWait: Bool { get }
     /// Whether a change means the same thing happened again on purpose (commands without guards): the engine
     /// then does not require a second probe to come back converged.
     var alwaysChanges: Bool { get }
@@ -40,6 +40,8 @@ public protocol Resource: Sendable {
 }
 
 extension Resource {
+    public func apply(_ changes: [Change], on host: HostExecutor) async throws { try await host.perform(changes) }
+    public var isWait: Bool { false }
     public var alwaysChanges: Bool { false }
     public var affectsOtherResources: Bool { false }
 }
@@ -48,13 +50,8 @@ extension Resource {
 public struct ProbeOutput: Sendable, Equatable {
     /// Standard output, without a final newline.
     public var text: String
-    /// The probe's exit status.
-    public var status: Int32
 
-    public init(text: String, status: Int32 = 0) {
-        self.text = text
-        self.status = status
-    }
+    public init(text: String) { self.text = text }
 
     /// `key=value` lines as a dictionary (later keys win).
     public var fields: [String: String] {

@@ -1,7 +1,7 @@
-import KeelSSH
 
-/// Something to do once at the end of a play (a reload of a service that is not running does nothing), when any step that names it changed: restart a service after
-/// its config changed. Each handler runs at most once per host and play, in the order handlers were first named.
+/// Something to do once at the end of a play, when any step that names it changed: restart a service after its
+/// config changed (a reload of a service that is not running does nothing). Each handler runs at most once per
+/// host and play, in the order handlers were first named; a restart stands in for a reload of the same service.
 public enum Handler: Sendable, Hashable, CustomStringConvertible {
     case restart(String)
     /// Restarts the service only when it is running (`systemctl try-restart`): for a change that must not start it.
@@ -17,6 +17,23 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
         case .reload(let service): "reload \(service)"
         case .run(let name, _): name
         }
+    }
+
+    /// `handlers` to run, in order, with a service notified for a restart restarted once: its reload, and its
+    /// restart-if-running, are part of the restart.
+    static func merged(_ handlers: [Handler]) -> [Handler] {
+        let restarted = Set(handlers.compactMap { if case .restart(let service) = $0 { service } else { nil } })
+        var merged: [Handler] = []
+        for handler in handlers {
+            switch handler {
+            case .reload(let service) where restarted.contains(service),
+                .restartIfRunning(let service) where restarted.contains(service):
+                if !merged.contains(.restart(service)) { merged.append(.restart(service)) }
+            default:
+                if !merged.contains(handler) { merged.append(handler) }
+            }
+        }
+        return merged
     }
 
     /// A restart after a unit file changed must use the new unit: reload systemd first when it asks for it.

@@ -32,10 +32,15 @@ public struct Playbook: Sendable {
     public var summary: String
     public var plays: [Play]
 
-    public init(_ name: String, summary: String, @PlayBuilder plays: () -> [Play]) {
+    /// With `become`, every play runs its commands as root (or `ansible_become_user`).
+    public init(_ name: String, summary: String, become: Bool = false, @PlayBuilder plays: () -> [Play]) {
         self.name = name
         self.summary = summary
-        self.plays = plays()
+        self.plays = plays().map { play in
+            var play = play
+            play.become = play.become || become
+            return play
+        }
     }
 }
 
@@ -43,6 +48,8 @@ public struct Playbook: Sendable {
 @resultBuilder
 public enum PlayBuilder {
     public static func buildExpression(_ play: Play) -> [Play] { [play] }
+    /// Plays a component made together: `PgBackRestPlays.setup(model)`.
+    public static func buildExpression(_ plays: [Play]) -> [Play] { plays }
     public static func buildBlock(_ parts: [Play]...) -> [Play] { parts.flatMap { $0 } }
     public static func buildOptional(_ plays: [Play]?) -> [Play] { plays ?? [] }
     public static func buildEither(first plays: [Play]) -> [Play] { plays }

@@ -13,9 +13,7 @@ public enum StepBuilder {
     public static func buildExpression(_ resource: any Resource) -> [Step] { [Step(resource)] }
     /// A step with modifiers: `File(…).onChange(.restart("nginx"))`.
     public static func buildExpression(_ step: Step) -> [Step] { [step] }
-    /// A role's steps, in place: `Common(host: host)`.
-    public static func buildExpression(_ role: any Role) -> [Step] { role.steps }
-    /// Steps computed elsewhere.
+    /// Steps computed elsewhere, such as a role's: `try Common(host: host).steps`.
     public static func buildExpression(_ steps: [Step]) -> [Step] { steps }
     public static func buildBlock(_ parts: [Step]...) -> [Step] { parts.flatMap { $0 } }
     /// `if` without `else`.
@@ -29,7 +27,8 @@ public enum StepBuilder {
     public static func buildLimitedAvailability(_ steps: [Step]) -> [Step] { steps }
 }
 
-/// A reusable group of steps for one host, written as a plain Swift type.
+/// A reusable group of steps for one host, written as a plain Swift type; planning it may fail (a value the host's
+/// facts cannot satisfy), so its steps are read with `try`.
 ///
 /// ```swift
 /// struct Common: Role {
@@ -39,7 +38,9 @@ public enum StepBuilder {
 ///         Service("chrony", state: .started, enabled: true)
 ///     }
 /// }
+///
+/// Play("base", on: "all") { host in try Common(host: host).steps }
 /// ```
 public protocol Role: Sendable {
-    @StepBuilder var steps: [Step] { get }
+    @StepBuilder var steps: [Step] { get throws }
 }

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A command to run, guarded so that it runs only when needed: `creates` (skip when the path exists) or `unless`
 /// (skip when that check succeeds). Without a guard it runs every time and is always reported as changed.
@@ -30,10 +29,6 @@ public struct Command: Resource {
     public var affectsOtherResources: Bool { true }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["guard"] == "satisfied" ? [] : [Change("run", commands: [command])]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [])
+        output.fields["guard"] == "satisfied" ? [] : [Change("run", .shell(command, input: input))]
     }
 }

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A directory with a mode, owner and group (its parents are created as needed).
 public struct Directory: Resource {
@@ -28,13 +27,9 @@ public struct Directory: Resource {
             if owner != nil || group != nil {
                 command += " && chown \(shellQuote((owner ?? "") + (group.map { ":" + $0 } ?? ""))) \(shellQuote(path))"
             }
-            return [Change("create (mode \(octal(mode)))", commands: [command])]
+            return [Change("create (mode \(octal(mode)))", .shell(command))]
         case .file, .other:
             throw ResourceError("\(path) exists but is not a directory; remove it or choose another path")
         }
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await host.run(changes)
     }
 }

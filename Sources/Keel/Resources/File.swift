@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A regular file with exact contents, mode, owner and group; or a path that must not exist.
 ///
@@ -57,7 +56,7 @@ public struct File: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)
         guard let contents else {
-            return current.kind == .missing ? [] : [Change("remove", commands: ["rm -rf \(shellQuote(path))"])]
+            return current.kind == .missing ? [] : [Change("remove", .shell("rm -rf \(shellQuote(path))"))]
         }
         return Self.changes(
             path: path, wanted: contents.bytes, isSecret: contents.isSecret, current: current, mode: mode, owner: owner,
@@ -69,32 +68,19 @@ public struct File: Resource {
         path: String, wanted: [UInt8], isSecret: Bool, current: FileAttributes, mode: UInt32, owner: String?, group: String?
     ) -> [Change] {
         let content = ContentChange(path: path, desired: wanted, isSecret: isSecret)
+        // The upload sets mode and owner too, before the file appears.
+        let upload = Action.upload(wanted, to: path, mode: mode, owner: owner, group: group)
         switch current.kind {
         case .missing:
-            return [Change("create (\(wanted.count) bytes, mode \(octal(mode)))", commands: ["upload \(path)"], content: content)]
+            return [Change("create (\(wanted.count) bytes, mode \(octal(mode)))", upload, content: content)]
         case .directory, .other:
-            return [Change("replace the \(current.kind.rawValue) at this path with a file", commands: ["rm -rf \(shellQuote(path))", "upload \(path)"], content: content)]
+            return [Change(
+                "replace the \(current.kind.rawValue) at this path with a file", .shell("rm -rf \(shellQuote(path))"), upload,
+                content: content)]
         case .file:
-            var changes: [Change] = []
-            if current.sha256 != SHA256.hex(wanted) {
-                changes.append(Change("contents (\(wanted.count) bytes)", commands: ["upload \(path)"], content: content))
-            }
-            return changes + current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+            let attributes = current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+            guard current.sha256 != SHA256.hex(wanted) else { return attributes }
+            return [Change("contents (\(wanted.count) bytes)", upload, content: content)] + attributes
         }
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await Self.apply(changes, path: path, mode: mode, owner: owner, group: group, on: host)
-    }
-
-    static func apply(_ changes: [Change], path: String, mode: UInt32, owner: String?, group: String?, on host: HostExecutor) async throws {
-        for change in changes {
-            if let content = change.content {
-                if change.commands.first?.hasPrefix("rm ") == true { try await host.run(change.commands[0]) }
-                try await host.upload(content.desired, to: path, mode: mode, owner: owner, group: group)
-                return
-            }
-        }
-        try await host.run(changes)
     }
 }

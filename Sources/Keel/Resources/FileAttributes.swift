@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// What a file or directory on the host looks like, read by one probe: type, mode, owner, group and, for
 /// regular files, the SHA-256 of the contents.
@@ -46,13 +45,13 @@ struct FileAttributes: Equatable {
         var changes: [Change] = []
         if let mode, self.mode != mode {
             changes.append(Change(
-                "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))", commands: ["chmod \(octal(mode)) \(shellQuote(path))"]))
+                "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))", .shell("chmod \(octal(mode)) \(shellQuote(path))")))
         }
         if let owner, self.owner != owner {
-            changes.append(Change("owner \(self.owner ?? "?") → \(owner)", commands: ["chown \(shellQuote(owner)) \(shellQuote(path))"]))
+            changes.append(Change("owner \(self.owner ?? "?") → \(owner)", .shell("chown \(shellQuote(owner)) \(shellQuote(path))")))
         }
         if let group, self.group != group {
-            changes.append(Change("group \(self.group ?? "?") → \(group)", commands: ["chgrp \(shellQuote(group)) \(shellQuote(path))"]))
+            changes.append(Change("group \(self.group ?? "?") → \(group)", .shell("chgrp \(shellQuote(group)) \(shellQuote(path))")))
         }
         return changes
     }

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// System packages installed (or removed) with the host's package manager: apt on Debian, dnf on the RHEL family.
 public struct Package: Resource {
@@ -37,11 +36,7 @@ public struct Package: Resource {
         let manager = PackageManager(facts: host.facts)
         return [Change(
             "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
-            commands: [state == .present ? manager.install(wrong) : manager.remove(wrong)])]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        for command in changes.flatMap(\.commands) { try await host.run(command, timeout: .seconds(1800)) }
+            .shell(state == .present ? manager.install(wrong) : manager.remove(wrong), timeout: .seconds(1800)))]
     }
 }
 

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// How Keel reaches a PostgreSQL server on the host: `psql` as the OS user `postgres` over the local socket.
 public struct PostgresConnection: Sendable, Hashable {
@@ -13,11 +12,6 @@ public struct PostgresConnection: Sendable, Hashable {
     /// A command running `psql` with the SQL on standard input (so values never appear in argv).
     public func psql(database: String? = nil) -> String {
         "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
-    }
-
-    /// Runs `statements` in one psql session, each on its own (autocommit, so `CREATE DATABASE` is allowed).
-    func execute(_ statements: [String], database: String? = nil, on host: HostExecutor) async throws {
-        try await host.run(psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
     }
 
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
@@ -53,7 +47,7 @@ enum SQL {
 /// A PostgreSQL role with its login, superuser and replication attributes and, optionally, a password.
 ///
 /// The password is compared with the stored SCRAM verifier, and set as a verifier computed by Keel: the plain
-/// text reaches neither the server nor any command line.
+/// text reaches neither the server nor any command line, and the plan shows the verifier as `***`.
 public struct PostgresRole: Resource {
     public var name: String
     public var password: Secret?
@@ -84,21 +78,23 @@ public struct PostgresRole: Resource {
         let fields = rows.first ?? []
         let attributes = "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
         guard fields.first == "found", fields.count == 5 else {
-            return [Change("create", commands: ["CREATE ROLE \(SQL.identifier(name)) \(attributes)\(password == nil ? "" : " PASSWORD '…'")"])]
+            return [Change("create", statement("CREATE ROLE \(SQL.identifier(name)) \(attributes)", withPassword: password != nil))]
         }
         var changes: [Change] = []
         if fields[1] != (login ? "t" : "f") || fields[2] != (superuser ? "t" : "f") || fields[3] != (replication ? "t" : "f") {
-            changes.append(Change("attributes → \(attributes)", commands: ["ALTER ROLE \(SQL.identifier(name)) \(attributes)"]))
+            changes.append(Change("attributes → \(attributes)", statement("ALTER ROLE \(SQL.identifier(name)) \(attributes)")))
         }
         if let password, !SCRAM.matches(fields[4], password: password.reveal()) {
-            changes.append(Change("password", commands: ["ALTER ROLE \(SQL.identifier(name)) PASSWORD '…'"]))
+            changes.append(Change("password", statement("ALTER ROLE \(SQL.identifier(name))", withPassword: true)))
         }
         return changes
     }
 
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        let verifier = password.map { " PASSWORD " + SQL.literal(SCRAM.verifier(for: $0.reveal())) } ?? ""
-        try await connection.execute(changes.flatMap(\.commands).map { $0.replacingOccurrences(of: " PASSWORD '…'", with: verifier) }, on: host)
+    /// `sql`, with ` PASSWORD 'verifier'` appended when asked: a new SCRAM verifier, shown as `***`.
+    private func statement(_ sql: String, withPassword: Bool = false) -> Action {
+        guard withPassword, let password else { return .sql([sql], connection: connection) }
+        let verifier = Secret(SCRAM.verifier(for: password.reveal()))
+        return .sql([sql + " PASSWORD " + SQL.literal(verifier.reveal())], connection: connection, hiding: [verifier])
     }
 }
 
@@ -126,13 +122,10 @@ public struct PostgresDatabase: Resource {
         guard let rows = try connection.rows(output, on: host) else { return [] }
         let fields = rows.first ?? []
         guard fields.first == "found" else {
-            return [Change("create", commands: ["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"])]
+            return [Change("create", .sql(["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"], connection: connection))]
         }
-        return fields.count == 2 && fields[1] == owner ? [] : [Change("owner → \(owner)", commands: ["ALTER DATABASE \(SQL.identifier(name)) OWNER TO \(SQL.identifier(owner))"])]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await connection.execute(changes.flatMap(\.commands), on: host)
+        guard fields.count != 2 || fields[1] != owner else { return [] }
+        return [Change("owner → \(owner)", .sql(["ALTER DATABASE \(SQL.identifier(name)) OWNER TO \(SQL.identifier(owner))"], connection: connection))]
     }
 }
 
@@ -156,10 +149,7 @@ public struct PostgresExtension: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard let rows = try connection.rows(output, on: host, database: database) else { return [] }
-        return rows.first == ["found"] ? [] : [Change("create", commands: ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"])]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await connection.execute(changes.flatMap(\.commands), database: database, on: host)
+        guard rows.first != ["found"] else { return [] }
+        return [Change("create", .sql(["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"], connection: connection, database: database))]
     }
 }

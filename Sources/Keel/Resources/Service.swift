@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A systemd service: running or stopped, enabled at boot or not. Reloads systemd first when its unit changed.
 public struct Service: Resource {
@@ -36,22 +35,18 @@ public struct Service: Resource {
             throw ResourceError("systemd has no unit \(name) on \(host.name); install its package or write its unit file first")
         }
         var changes: [Change] = []
-        if fields["reload"] == "yes" || unseen { changes.append(Change("reload systemd units", commands: ["systemctl daemon-reload"])) }
+        if fields["reload"] == "yes" || unseen { changes.append(Change("reload systemd units", .shell("systemctl daemon-reload"))) }
         if let enabled {
             let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(fields["enabled"] ?? "")
             if enabled != isEnabled {
-                changes.append(Change(enabled ? "enable" : "disable", commands: ["systemctl \(enabled ? "enable" : "disable") \(unit)"]))
+                changes.append(Change(enabled ? "enable" : "disable", .shell("systemctl \(enabled ? "enable" : "disable") \(unit)")))
             }
         }
         if let state {
             let active = fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
-            if state == .started, !active { changes.append(Change("start", commands: ["systemctl start \(unit)"])) }
-            if state == .stopped, active { changes.append(Change("stop", commands: ["systemctl stop \(unit)"])) }
+            if state == .started, !active { changes.append(Change("start", .shell("systemctl start \(unit)"))) }
+            if state == .stopped, active { changes.append(Change("stop", .shell("systemctl stop \(unit)"))) }
         }
         return changes
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await host.run(changes)
     }
 }

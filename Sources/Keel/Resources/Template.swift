@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 
 /// A file rendered from a template in `templates/` with the host's variables, its facts (`facts.*`),
 /// `inventory_hostname`, `groups` (group → host names) and `hostvars` (host → variables), plus `values`.
@@ -40,10 +39,6 @@ public struct Template: Resource {
         return File.changes(
             path: path, wanted: Array(wanted.utf8), isSecret: isSecret, current: try FileAttributes(output, path: path),
             mode: mode, owner: owner, group: group)
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await File.apply(changes, path: path, mode: mode, owner: owner, group: group, on: host)
     }
 
     /// The rendered text for `host`.

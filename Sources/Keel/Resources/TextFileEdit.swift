@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 
 /// A resource that edits part of a text file and leaves the rest alone: it reads the whole file in its probe,
 /// computes the wanted text, and uploads it when it differs.
@@ -20,14 +19,10 @@ extension TextFileEdit {
         let current = fields["content"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let wanted = try edited(current)
         guard wanted != current || fields["missing"] != nil else { return [] }
+        let bytes = Array(wanted.utf8)
         return [Change(
-            fields["missing"] != nil ? "create" : "edit", commands: ["upload \(path)"],
-            content: ContentChange(path: path, desired: Array(wanted.utf8), isSecret: false))]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        guard let content = changes.compactMap(\.content).first else { return }
-        try await host.upload(content.desired, to: path, mode: mode, owner: nil, group: nil)
+            fields["missing"] != nil ? "create" : "edit", .upload(bytes, to: path, mode: mode, owner: nil, group: nil),
+            content: ContentChange(path: path, desired: bytes, isSecret: false))]
     }
 }
 

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// A local system group.
 public struct Group: Resource {
@@ -15,11 +14,7 @@ public struct Group: Resource {
     public var probe: String { "getent group \(shellQuote(name)) >/dev/null && echo exists=1 || echo exists=0" }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["exists"] == "1" ? [] : [Change("create", commands: ["groupadd \(system ? "--system " : "")\(shellQuote(name))"])]
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await host.run(changes)
+        output.fields["exists"] == "1" ? [] : [Change("create", .shell("groupadd \(system ? "--system " : "")\(shellQuote(name))"))]
     }
 }
 
@@ -53,16 +48,12 @@ public struct User: Resource {
             var options = [system ? "--system" : "", "--shell \(shellQuote(shell))", "--create-home"]
             if let home { options.append("--home-dir \(shellQuote(home))") }
             if let group { options.append("--gid \(shellQuote(group))") } else { options.append("--user-group") }
-            return [Change("create", commands: ["useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"])]
+            return [Change("create", .shell("useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"))]
         }
         var changes: [Change] = []
-        if fields["shell"] != shell { changes.append(Change("shell → \(shell)", commands: ["usermod --shell \(shellQuote(shell)) \(user)"])) }
-        if let home, fields["home"] != home { changes.append(Change("home → \(home)", commands: ["usermod --home \(shellQuote(home)) \(user)"])) }
-        if let group, fields["group"] != group { changes.append(Change("group → \(group)", commands: ["usermod --gid \(shellQuote(group)) \(user)"])) }
+        if fields["shell"] != shell { changes.append(Change("shell → \(shell)", .shell("usermod --shell \(shellQuote(shell)) \(user)"))) }
+        if let home, fields["home"] != home { changes.append(Change("home → \(home)", .shell("usermod --home \(shellQuote(home)) \(user)"))) }
+        if let group, fields["group"] != group { changes.append(Change("group → \(group)", .shell("usermod --gid \(shellQuote(group)) \(user)"))) }
         return changes
-    }
-
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        try await host.run(changes)
     }
 }

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// Waits until something on the host is ready: a TCP port accepts, an HTTP URL answers a status, a command
 /// succeeds. Converged (no change) when it already is.
@@ -41,15 +40,13 @@ public struct WaitFor: Resource {
 
     public var probe: String { "if { \(check) ; } >/dev/null 2>&1; then echo ready=1; else echo ready=0; fi" }
 
-    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["ready"] == "1" ? [] : [Change("wait up to \(timeout.components.seconds) s", commands: [check])]
-    }
+    public var isWait: Bool { true }
 
-    public func apply(_ changes: [Change], on host: HostExecutor) async throws {
+    public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        guard output.fields["ready"] != "1" else { return [] }
         let seconds = max(1, Int(timeout.components.seconds))
-        let pause = max(0.1, Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
         let loop = "end=$(($(date +%s) + \(seconds))); until { \(check) ; } >/dev/null 2>&1; do "
-            + "[ $(date +%s) -ge $end ] && { echo 'not ready after \(seconds) s' >&2; exit 1; }; sleep \(pause); done"
-        try await host.run(loop, timeout: timeout + .seconds(30))
+            + "[ $(date +%s) -ge $end ] && { echo 'not ready after \(seconds) s' >&2; exit 1; }; sleep \(max(0.1, interval.seconds)); done"
+        return [Change("wait up to \(seconds) s", .shell(loop, timeout: timeout + .seconds(30)))]
     }
 }

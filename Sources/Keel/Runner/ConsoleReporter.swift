@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 import Synchronization
 
 /// Live, human-readable progress: a line per step per host as it finishes (with colours on a terminal, plain

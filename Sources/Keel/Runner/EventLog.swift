@@ -1,5 +1,4 @@
 import Foundation
-import KeelSSH
 import Synchronization
 
 /// Writes every event as one JSON object per line (`--events FILE`), for CI and other tools.

@@ -1,4 +1,3 @@
-import KeelSSH
 
 /// One play on one host: probe every step in one round trip, then for each step compute its changes and (unless
 /// checking) apply them and verify convergence (refreshing the later steps' probes too when the step may have
@@ -21,17 +20,13 @@ struct HostPlayRun {
         do {
             steps = try play.body(context).filter { options.selects(play.tags.union($0.tags)) }
         } catch {
-            await state.record(report(named: "plan", .failed, error: "\(error)"))
-            await state.markFailed(host)
-            return false
+            return await fail(report(named: "plan", .failed, error: "\(error)"))
         }
         var outputs: [ProbeOutput]
         do {
             outputs = try await probe(steps)
         } catch {
-            await state.record(report(named: "probe", .failed, error: "\(error)"))
-            await state.markFailed(host)
-            return false
+            return await fail(report(named: "probe", .failed, error: "\(error)"))
         }
         var notified: [Handler] = []
         for index in steps.indices {
@@ -47,9 +42,7 @@ struct HostPlayRun {
                 do {
                     outputs.replaceSubrange(index..., with: try await probe(Array(steps[index...])))
                 } catch {
-                    await state.record(report(named: "probe after handlers", .failed, error: "\(error)"))
-                    await state.markFailed(host)
-                    return false
+                    return await fail(report(named: "probe after handlers", .failed, error: "\(error)"))
                 }
                 continue
             }
@@ -57,25 +50,32 @@ struct HostPlayRun {
             do {
                 let (changes, fresh) = try await execute(step, index: index, steps: steps, output: outputs[index])
                 if let fresh { outputs.replaceSubrange(index..<index + fresh.count, with: fresh) }
-                var result = report(named: step.name, changes.isEmpty ? .ok : .changed)
+                // A wait changes nothing on the host: it is ok, with the time it took.
+                let changed = !changes.isEmpty && !step.resource.isWait
+                var result = report(named: step.name, changed ? .changed : .ok)
                 result.changes = changes.map(\.summary)
-                result.commands = changes.flatMap(\.commands)
-                if !changes.isEmpty, options.check || options.diff { result.diffs = await diffs(of: changes) }
+                result.commands = changes.flatMap(\.actions).map(\.description)
+                if changed, options.check || options.diff { result.diffs = await diffs(of: changes) }
                 result.seconds = (ContinuousClock.now - start).seconds
                 await state.record(result)
-                if !changes.isEmpty { notified += step.handlers.filter { !notified.contains($0) } }
+                if changed { notified += step.handlers.filter { !notified.contains($0) } }
             } catch {
                 var result = report(named: step.name, .failed, error: "\(error)")
                 result.seconds = (ContinuousClock.now - start).seconds
-                await state.record(result)
-                await state.markFailed(host)
                 // Changes already made still get their handlers: a config written but never reloaded would
                 // otherwise look converged on the next run.
                 _ = await runHandlers(notified)
-                return false
+                return await fail(result)
             }
         }
         return await runHandlers(notified)
+    }
+
+    /// Records `report` and marks the host failed; returns false, for the caller to return.
+    private func fail(_ report: StepReport) async -> Bool {
+        await state.record(report)
+        await state.markFailed(host)
+        return false
     }
 
     /// Works out one step's changes and, unless checking, applies them until the step converges.
@@ -103,7 +103,7 @@ struct HostPlayRun {
     }
 
     private func runHandlers(_ handlers: [Handler]) async -> Bool {
-        for handler in handlers {
+        for handler in Handler.merged(handlers) {
             if options.check {
                 await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
                 continue
@@ -113,9 +113,7 @@ struct HostPlayRun {
                 await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
             } catch {
                 await state.reporter.report(.handler(host: host, name: handler.description, status: .failed, error: "\(error)"))
-                await state.record(report(named: "handler \(handler)", .failed, error: "\(error)"))
-                await state.markFailed(host)
-                return false
+                return await fail(report(named: "handler \(handler)", .failed, error: "\(error)"))
             }
         }
         return true

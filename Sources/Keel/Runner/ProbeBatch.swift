@@ -1,7 +1,7 @@
 /// Runs the probes of many resources as one remote script and splits its output back per resource.
 ///
-/// Each probe runs in its own subshell; after it, a marker line with a random nonce carries its exit status, so
-/// one probe's output can never be mistaken for another's.
+/// Each probe runs in its own subshell; after it, a marker line with a random nonce and its index ends its output,
+/// so one probe's output can never be mistaken for another's.
 struct ProbeBatch {
     let probes: [String]
     let nonce: String
@@ -13,7 +13,7 @@ struct ProbeBatch {
 
     var script: String {
         probes.enumerated().map { index, probe in
-            "( \(probe)\n) </dev/null 2>/dev/null; printf '\\n@@keel-\(nonce) \(index) %d\\n' $?"
+            "( \(probe)\n) </dev/null 2>/dev/null; printf '\\n@@keel-\(nonce) \(index)\\n'"
         }.joined(separator: "\n")
     }
 
@@ -23,16 +23,13 @@ struct ProbeBatch {
         var results: [ProbeOutput] = []
         var rest = Substring(output)
         for index in probes.indices {
-            let marker = "\n@@keel-\(nonce) \(index) "
+            let marker = "\n@@keel-\(nonce) \(index)\n"
             guard let range = rest.range(of: marker) else {
                 throw ResourceError("the state probe stopped early (after \(index) of \(probes.count) probes)")
             }
             let text = String(rest[..<range.lowerBound])
-            let afterMarker = rest[range.upperBound...]
-            let statusEnd = afterMarker.firstIndex(of: "\n") ?? afterMarker.endIndex
-            let status = Int32(afterMarker[..<statusEnd]) ?? -1
-            results.append(ProbeOutput(text: text.hasSuffix("\n") ? String(text.dropLast()) : text, status: status))
-            rest = statusEnd < afterMarker.endIndex ? afterMarker[afterMarker.index(after: statusEnd)...] : ""
+            results.append(ProbeOutput(text: text.hasSuffix("\n") ? String(text.dropLast()) : text))
+            rest = rest[range.upperBound...]
         }
         return results
     }

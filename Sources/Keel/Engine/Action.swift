@@ -1,0 +1,54 @@
+/// One thing apply does on a host: a shell command, a file upload or PostgreSQL statements. Each renders the
+/// line the plan shows (`--check -v`) from the same values it executes with, and never shows a secret.
+public struct Action: Sendable, CustomStringConvertible {
+    enum Kind: Sendable {
+        case shell(String, input: Secret?, timeout: Duration)
+        case upload(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?)
+        case sql([String], connection: PostgresConnection, database: String?, hiding: [Secret])
+    }
+
+    let kind: Kind
+
+    /// `command` under `/bin/sh`; `input` goes to its standard input (secrets go there, never in the command).
+    public static func shell(_ command: String, input: Secret? = nil, timeout: Duration = .seconds(600)) -> Action {
+        Action(kind: .shell(command, input: input, timeout: timeout))
+    }
+
+    /// `bytes` written to `path` atomically, with mode and owner set before the file appears.
+    public static func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) -> Action {
+        Action(kind: .upload(path: path, bytes: bytes, mode: mode, owner: owner, group: group))
+    }
+
+    /// `statements` in one psql session, each on its own; the text of `hiding` is shown as `***`.
+    public static func sql(
+        _ statements: [String], connection: PostgresConnection, database: String? = nil, hiding: [Secret] = []
+    ) -> Action {
+        Action(kind: .sql(statements, connection: connection, database: database, hiding: hiding))
+    }
+
+    /// The action as the plan shows it.
+    public var description: String {
+        switch kind {
+        case .shell(let command, _, _):
+            return command
+        case .upload(let path, let bytes, let mode, let owner, let group):
+            let ownership = owner.map { " owner \($0)" + (group.map { ":\($0)" } ?? "") } ?? ""
+            return "upload \(path) (\(bytes.count) bytes, mode \(octal(mode))\(ownership))"
+        case .sql(let statements, _, let database, let hiding):
+            let shown = statements.map { statement in hiding.reduce(statement) { $0.replacingOccurrences(of: $1.reveal(), with: "***") } }
+            return "psql\(database.map { " -d \($0)" } ?? ""): " + shown.joined(separator: "; ")
+        }
+    }
+
+    /// Carries the action out; throws ``CommandFailure`` when it fails.
+    func perform(on host: HostExecutor) async throws {
+        switch kind {
+        case .shell(let command, let input, let timeout):
+            try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [], timeout: timeout)
+        case .upload(let path, let bytes, let mode, let owner, let group):
+            try await host.upload(bytes, to: path, mode: mode, owner: owner, group: group)
+        case .sql(let statements, let connection, let database, _):
+            try await host.run(connection.psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Keel
+import Playbooks
+
+/// What every cluster flow's command takes: the inventory, how to connect, and how to run.
+struct ClusterFlowOptions: ParsableArguments {
+    @OptionGroup var inventoryOptions: InventoryOptions
+    @OptionGroup var connection: ConnectionArguments
+    @OptionGroup var run: RunArguments
+
+    /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
+    /// and runs the flow. Secrets generated for a run that stopped before changing anything are forgotten: they
+    /// reached no host, and must not become the kept ones.
+    func run(_ flow: any ClusterFlow.Type) async throws {
+        let (inventory, _) = try inventoryOptions.load()
+        let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !flow.writesSecrets)
+        let model: ClusterModel
+        do {
+            model = try ClusterModel.load(from: inventory, secrets: secrets)
+        } catch {
+            throw CLIError(error.description)
+        }
+        let wheel = flow.needsPatroniWheel ? try PatroniWheel.load(version: model.patroniVersion) : []
+        if flow.writesSecrets { try secrets.save() }
+        try await run.apply(flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection) { recap in
+            if flow.writesSecrets, !recap.failedHosts.isEmpty, recap.totalChanged == 0 { try secrets.discardGenerated() }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Keel
+@testable import Playbooks
+import Testing
+
+@Suite("Patroni's configuration from the model: one source for bootstrap and PATCH /config")
+struct PatroniConfigTests {
+    /// The test model, with `parameters` as the entries of postgresql_parameters when given.
+    func model(parameters: String? = nil) throws -> ClusterModel {
+        var lines = ClusterModelTests.vars.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let parameters, let start = lines.firstIndex(of: "postgresql_parameters:") {
+            lines.replaceSubrange(start + 1...start + 2, with: [parameters])
+        }
+        return try ClusterModelTests().load(vars: lines.joined(separator: "\n")).0
+    }
+
+    @Test("parameters keep their YAML types; dotted names stay whole")
+    func typedParameters() throws {
+        let model = try self.model(parameters: """
+              - { option: "max_connections", value: 200 }
+              - { option: "work_mem", value: "16MB" }
+              - { option: "pg_stat_statements.track", value: "all" }
+            """)
+        let parameters = PatroniDynamicConfig.wanted(model).members["postgresql"]?.members["parameters"]?.members ?? [:]
+        #expect(parameters["max_connections"] == .integer(200))
+        #expect(parameters["work_mem"] == .string("16MB"))
+        #expect(parameters["pg_stat_statements.track"] == .string("all"))
+        #expect(parameters["max_wal_senders"] == .integer(10))
+    }
+
+    @Test("the PATCH holds only what differs, compared as text; parameters Keel no longer sets are removed")
+    func difference() throws {
+        let current = try JSONDecoder().decode(JSONValue.self, from: Data(#"""
+            {"ttl": 30, "loop_wait": 10, "postgresql": {"use_slots": true,
+             "parameters": {"max_connections": "200", "work_mem": "8MB", "auto_explain.log_min_duration": "1s"}}}
+            """#.utf8))
+        let wanted = JSONValue.object([
+            "ttl": .integer(30), "loop_wait": .integer(5),
+            "postgresql": .object(["use_slots": .bool(true), "parameters": .object([
+                "max_connections": .integer(200), "work_mem": .string("16MB"), "pg_stat_statements.track": .string("all"),
+            ])]),
+        ])
+        let (patch, summaries) = PatroniDynamicConfig.difference(from: current, to: wanted, removing: [["postgresql", "parameters"]])
+        #expect(patch.json == #"{"loop_wait":5,"postgresql":{"parameters":{"auto_explain.log_min_duration":null,"pg_stat_statements.track":"all","work_mem":"16MB"}}}"#)
+        #expect(summaries == [
+            "loop_wait: 10 → 5", "pg_stat_statements.track: (unset) → all", "work_mem: 8MB → 16MB",
+            "auto_explain.log_min_duration: 1s → (removed)",
+        ])
+        let (none, nothing) = PatroniDynamicConfig.difference(from: wanted, to: wanted, removing: [["postgresql", "parameters"]])
+        #expect(none == .object([:]) && nothing.isEmpty)
+    }
+
+    @Test("patroni.yml's bootstrap section is the same configuration, as YAML")
+    func bootstrapYAML() throws {
+        let model = try self.model()
+        let yaml = PatroniDynamicConfig.wanted(model).yaml(indent: 4)
+        #expect(yaml.contains(#"    "ttl": 30"#))
+        #expect(yaml.contains(#"    "postgresql":"# + "\n" + #"      "parameters":"#))
+        #expect(yaml.contains(#"        "max_connections": "200""#))
+        #expect(yaml.contains(#"        "wal_level": "replica""#))
+    }
+}
+
+extension PatroniConfigTests {
+    @Test("a member's patroni.yml renders from the model, with the dynamic configuration under bootstrap.dcs")
+    func memberConfig() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        var facts = Facts()
+        facts.interfaces = ["eth0": ["10.213.0.12/24"]]
+        let host = HostContext(name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
+        let steps = try PatroniNodeRole(host: host, model: model, wheel: []).steps
+        let template = try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == "/etc/patroni/patroni.yml" })
+        let text = try template.render(for: host)
+        #expect(text.contains("  dcs:\n    \"loop_wait\": 10\n"), "\(text)")
+        #expect(text.contains("\n  initdb:\n"), "\(text)")
+        #expect(text.contains("  listen: 10.213.0.12,127.0.0.1:5432\n"), "\(text)")
+        if let out = ProcessInfo.processInfo.environment["KEEL_DUMP_PATRONI_YML"] { try text.write(toFile: out, atomically: true, encoding: .utf8) }
+    }
+}

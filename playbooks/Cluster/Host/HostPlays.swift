@@ -1,0 +1,18 @@
+import Keel
+
+/// The plays every cluster host takes part in.
+enum HostPlays {
+    /// Checks every host of the cluster before anything changes anywhere; one failing host stops the run.
+    static func preflight(_ model: ClusterModel) -> Play {
+        Play("pre-flight", on: model.pattern(model.allHosts), anyErrorsFatal: true, tags: ["always"]) { host in
+            Preflight(model: model, host: host.name)
+        }
+    }
+
+    /// Base packages, kernel settings and package sources.
+    static func common(_ model: ClusterModel) -> Play {
+        Play("common", on: model.pattern(model.allHosts), tags: ["common"]) { host in
+            try CommonRole(host: host, model: model).steps
+        }
+    }
+}

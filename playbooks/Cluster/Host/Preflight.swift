@@ -1,0 +1,120 @@
+import Foundation
+import Keel
+
+/// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
+/// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free
+/// (or held by the cluster's own services), a VIP that no one else answers for, no unsafe Patroni already running,
+/// no running cluster whose passwords the secrets file lost, and a shared backup repository already mounted. It
+/// never changes the host: it passes or it fails with every problem it found.
+struct Preflight: Resource {
+    let model: ClusterModel
+    let host: String
+    /// Ports this host will listen on, with the services that may hold each.
+    let ports: [Int: Set<String>]
+
+    init(model: ClusterModel, host: String) {
+        self.model = model
+        self.host = host
+        var ports: [Int: Set<String>] = [:]
+        if model.etcdHosts.contains(host) { ports[2379] = ["etcd"]; ports[2380] = ["etcd"] }
+        if model.databaseHosts.contains(host) {
+            // A standalone PostgreSQL on the [master] host is taken over, keeping its data.
+            ports[model.postgresPort] = host == model.primaryHost ? ["patroni", "postgresql"] : ["patroni"]
+            ports[8008] = ["patroni"]
+            if model.pgbouncer { ports[model.pgbouncerPort] = ["pgbouncer"] }
+        }
+        if model.withHAProxy, model.balancerHosts.contains(host) {
+            let haproxy = model.haproxyPorts
+            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] { ports[port] = ["haproxy"] }
+        }
+        self.ports = ports
+    }
+
+    var description: String { "pre-flight checks" }
+
+    var probe: String {
+        let services = Set(ports.values.joined()).sorted().joined(separator: " ")
+        var script = """
+            . /etc/os-release 2>/dev/null; echo "os=$ID $VERSION_ID"
+            echo "memory_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)"
+            echo "disk_mb=$(df -Pm /var/lib | awk 'NR == 2 {print $4}')"
+            echo "clock=$(date +%s)"
+            echo "listening=$(ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}' | sort -un | tr '\\n' ' ')"
+            for s in \(services); do case "$(systemctl is-active "$s")" in active|activating|reloading) echo "active=$s";; esac; done
+            """
+        if model.databaseHosts.contains(host) {
+            script += """
+
+                [ -e /etc/patroni/patroni.env ] && echo patroni_deployed=1
+                for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
+                grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
+                """
+            if let backups = model.backups, backups.repositoryHost == nil {
+                script += "\n[ -d \(backups.path) ] || echo shared_repository=missing"
+            }
+        }
+        if let vip = model.vip {
+            script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
+        }
+        return script
+    }
+
+    func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
+        var problems: [String] = []
+        let lines = output.text.split(separator: "\n").map(String.init)
+        func value(_ key: String) -> String? { lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) } }
+        let active = Set(lines.filter { $0.hasPrefix("active=") }.map { String($0.dropFirst(7)) })
+
+        if value("os") != "debian 12" {
+            problems.append("the OS is \(value("os") ?? "unknown"); Keel supports Debian 12")
+        }
+        if let memory = value("memory_mb").flatMap(Int.init), memory < 512 {
+            problems.append("only \(memory) MB of memory; PostgreSQL and Patroni need at least 512 MB")
+        }
+        if let disk = value("disk_mb").flatMap(Int.init), disk < 2048 {
+            problems.append("only \(disk) MB free under /var/lib; at least 2 GB is needed")
+        }
+        if let clock = value("clock").flatMap(Double.init) {
+            let skew = abs(clock - Date().timeIntervalSince1970)
+            if skew > 5 { problems.append(String(format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)) }
+        }
+        let unsafePatroni = lines.filter { $0.hasPrefix("patroni=") }.map { String($0.dropFirst(8)) }
+            .filter { PatroniRelease.isOlder($0, than: PatroniRelease.firstSafeWithEtcd3) }
+        if let version = unsafePatroni.first, lines.contains("patroni_etcd3=1"), !model.upgradePatroni {
+            problems.append(
+                "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
+                    + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
+                    + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
+        }
+        if lines.contains("patroni_deployed=1"), model.passwordsGenerated {
+            problems.append(
+                "a cluster deployed by Keel runs here, but .keel-secrets.yml beside the inventory does not hold its passwords: "
+                    + "restore it (or set the passwords in the inventory); new passwords would lock the members out")
+        }
+        if lines.contains("shared_repository=missing"), let path = model.backups?.path {
+            problems.append(
+                "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
+                    + "(NFS) at \(path) first, or list a repository host under [pgbackrest]")
+        }
+        let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
+        if !namesakes.isEmpty {
+            problems.append("its hostname \(context.facts.hostname) is also the hostname of \(namesakes.joined(separator: ", ")); give every host its own")
+        }
+        let listening = Set((value("listening") ?? "").split(separator: " ").compactMap { Int($0) })
+        for (port, services) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && active.isDisjoint(with: services) {
+            problems.append("port \(port) is taken by something other than \(services.sorted().joined(separator: " or ")); free it or change the port")
+        }
+        if let vip = model.vip, vip.candidates(in: model).contains(host) {
+            do { _ = try vip.binding(on: context, address: model.address(of: host)) } catch { problems.append("\(error)") }
+            let heldByCluster = context.peers.values.contains { $0.network(holding: vip.address) != nil }
+            if lines.contains("vip=answers") && !heldByCluster {
+                problems.append("cluster_vip \(vip.address) already answers, and no host of the cluster holds it; choose a free address")
+            }
+        }
+        guard problems.isEmpty else {
+            throw ResourceError("pre-flight failed on \(host), nothing was changed:\n        - " + problems.joined(separator: "\n        - "))
+        }
+        return []
+    }
+
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Keel
+
+extension ClusterModel {
+    /// Reads and checks the model from `inventory`, with passwords left empty filled from `secrets`.
+    /// - Throws: ``InventoryError`` naming the file and line of an unknown variable, a wrong type or an impossible
+    ///   value — before any host is touched.
+    public static func load(from inventory: Inventory, secrets: ClusterSecrets) throws(InventoryError) -> ClusterModel {
+        let etcdHosts = inventory.hostNames(in: "etcd_cluster")
+        let databaseHosts = inventory.hostNames(in: "postgres_cluster").isEmpty
+            ? inventory.hostNames(in: "master") + inventory.hostNames(in: "replica")
+            : inventory.hostNames(in: "postgres_cluster")
+        guard let anchor = databaseHosts.first else {
+            throw InventoryError(
+                "the inventory has no database hosts", at: SourceLocation(file: inventory.path, line: 1),
+                hint: "list them under [master] and [replica], and both under [postgres_cluster:children]")
+        }
+        try checkNames(inventory)
+        let reader = VariableReader(host: anchor, variables: inventory.variables(for: anchor))
+        let name = try reader.string(.patroniClusterName) ?? "postgres-cluster"
+        let version = try reader.int(.postgresqlVersion, in: 10...18) ?? 15
+        let masters = inventory.hostNames(in: "master")
+        if masters.count > 1, let variable = inventory.groups["master"]?.location {
+            throw InventoryError("[master] lists \(masters.count) hosts; a cluster has one", at: variable, hint: "move the others to [replica]")
+        }
+        var model = ClusterModel(
+            name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
+            postgresPort: try reader.int(.postgresqlPort, in: 1...65535) ?? 5432,
+            dataDirectory: try reader.string(.postgresqlDataDirectory) ?? "/var/lib/postgresql/\(version)/main",
+            parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
+            databases: try databases(reader), extensions: try extensions(reader),
+            superuser: try reader.string(.superuserName) ?? "postgres",
+            superuserPassword: try secret(reader, "patroni_superuser_password", secrets),
+            replicationUser: try reader.string(.replicationName) ?? "replicator",
+            replicationPassword: try secret(reader, "patroni_replication_password", secrets),
+            passwordsGenerated: try (reader.string(.superuserPassword) ?? "").isEmpty
+                && !secrets.isStored("patroni_superuser_password"),
+            restAPIUser: try reader.string(.restAPIName) ?? "patroni",
+            restAPIPassword: try secret(reader, "patroni_restapi_password", secrets),
+            vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
+            synchronousMode: try reader.bool(.synchronousMode) ?? true,
+            synchronousModeStrict: try reader.bool(.synchronousModeStrict) ?? false,
+            synchronousNodeCount: try reader.int(.synchronousNodeCount, in: 1...16) ?? 1,
+            ttl: try reader.int(.patroniTTL, in: 10...3600) ?? 30,
+            loopWait: try reader.int(.patroniLoopWait, in: 1...600) ?? 10,
+            retryTimeout: try reader.int(.patroniRetryTimeout, in: 1...600) ?? 10,
+            patroniVersion: try reader.string(.patroniVersion) ?? "4.1.5",
+            upgradePatroni: try reader.bool(.upgradePatroni) ?? false,
+            withHAProxy: try reader.bool(.withHAProxy) ?? false,
+            haproxyPorts: try haproxyPorts(reader),
+            vip: try vip(reader),
+            pgbouncer: try reader.bool(.pgbouncerInstall) ?? true,
+            pgbouncerPort: try reader.int(.pgbouncerListenPort, in: 1...65535) ?? 6432,
+            pgbouncerPools: try pools(reader),
+            pgbouncerDefaultPoolSize: try reader.int(.pgbouncerDefaultPoolSize, in: 1...10000) ?? 20,
+            pgbouncerMaxClientConnections: try reader.int(.pgbouncerMaxClientConnections, in: 1...100000) ?? 10000,
+            backups: try backups(reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
+            etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
+            balancerHosts: inventory.hostNames(in: "balancers"))
+        for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
+        try model.check(reader, inventory: inventory)
+        model.users = model.users.map { user in
+            var user = user
+            if user.password == nil { user.password = secrets.password(for: "user_\(user.name)") }
+            return user
+        }
+        return model
+    }
+
+    /// `cluster_vip` on the balancers when HAProxy runs, else on the leader; nil when it is empty.
+    private static func vip(_ reader: VariableReader) throws(InventoryError) -> VIP? {
+        guard let address = try reader.string(.clusterVIP), !address.isEmpty else { return nil }
+        guard IPv4.isValid(address) else {
+            throw InventoryError("cluster_vip '\(address)' is not an IPv4 address", at: reader.origin(.clusterVIP))
+        }
+        let interface = try reader.string(.vipInterface)
+        return VIP(
+            address: address, placement: try reader.bool(.withHAProxy) ?? false ? .balancers : .leader,
+            interface: interface?.isEmpty == false ? interface : nil)
+    }
+
+    /// The inventory's password, or the stored (or newly generated) one when it is empty.
+    private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets) throws(InventoryError) -> Secret {
+        if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
+        return secrets.password(for: name)
+    }
+
+    /// The PGDG repository when `pgdg_repository` is true: `pgdg_repository_url` for a mirror, with the key it signs
+    /// with in `pgdg_repository_key_file` (on this machine, relative to the inventory). Debian 12 itself packages
+    /// PostgreSQL 15 only.
+    private static func pgdg(_ reader: VariableReader, inventory: Inventory, version: Int) throws(InventoryError) -> PGDGRepository? {
+        guard try reader.bool(.pgdgRepository) ?? false else {
+            if version != 15 {
+                throw InventoryError(
+                    "postgresql_version is \(version), but Debian 12 packages PostgreSQL 15 only",
+                    at: reader.origin(.postgresqlVersion), hint: "set pgdg_repository: true, or use 15")
+            }
+            return nil
+        }
+        var url = try reader.string(.pgdgRepositoryURL) ?? PGDGRepository.official
+        while url.hasSuffix("/") { url.removeLast() }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), !url.contains(where: \.isWhitespace) else {
+            throw InventoryError(
+                "pgdg_repository_url '\(url)' is not an http(s) URL", at: reader.origin(.pgdgRepositoryURL),
+                hint: "give the repository's base URL, as \(PGDGRepository.official)")
+        }
+        guard let keyFile = try reader.string(.pgdgRepositoryKeyFile), !keyFile.isEmpty else {
+            return PGDGRepository(url: url, key: nil)
+        }
+        let origin = reader.origin(.pgdgRepositoryKeyFile)
+        let base = (inventory.path as NSString).deletingLastPathComponent
+        let path = keyFile.hasPrefix("/") ? keyFile : (base as NSString).appendingPathComponent(keyFile)
+        guard let key = try? String(contentsOfFile: path, encoding: .utf8), key.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----") else {
+            throw InventoryError(
+                "pgdg_repository_key_file \(path) is not a readable ASCII-armored public key", at: origin,
+                hint: "export the mirror's signing key with gpg --armor --export")
+        }
+        return PGDGRepository(url: url, key: key)
+    }
+
+    /// pgBackRest's settings when `pgbackrest_install` is true. The repository host is the `[pgbackrest]` group's
+    /// host, or the inventory host `pgbackrest_repo_host` names (by name or address); without one, the repository
+    /// is a filesystem every database host shares at `pgbackrest_repo_path` (checked by the deploy).
+    private static func backups(
+        _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String], secrets: ClusterSecrets
+    ) throws(InventoryError) -> Backups? {
+        guard try reader.bool(.pgbackrestInstall) ?? false else { return nil }
+        let install = reader.origin(.pgbackrestInstall)
+        if let type = try reader.string(.pgbackrestRepositoryType), type != "posix" {
+            throw InventoryError(
+                "pgbackrest_repo_type '\(type)' is not supported", at: reader.origin(.pgbackrestRepositoryType),
+                hint: "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path")
+        }
+        let path = try reader.string(.pgbackrestRepositoryPath) ?? "/var/lib/pgbackrest"
+        guard path.hasPrefix("/"), !path.contains(where: { $0.isWhitespace || "'\"\\$`".contains($0) }) else {
+            throw InventoryError(
+                "pgbackrest_repo_path '\(path)' is not a plain absolute path", at: reader.origin(.pgbackrestRepositoryPath),
+                hint: "give the directory as /srv/backups/pgbackrest, without spaces or quotes")
+        }
+        var repositoryHost = inventory.hostNames(in: "pgbackrest").first
+        if let named = try reader.string(.pgbackrestRepositoryHost), !named.isEmpty {
+            repositoryHost = inventory.hostNames.first { $0 == named || (try? inventory.target(for: $0).address) == named }
+            guard repositoryHost != nil else {
+                throw InventoryError(
+                    "pgbackrest_repo_host '\(named)' is not a host of the inventory", at: reader.origin(.pgbackrestRepositoryHost),
+                    hint: "list it under [pgbackrest]")
+            }
+        }
+        let repository: Backups.Repository
+        if let repositoryHost {
+            if databaseHosts.contains(repositoryHost) {
+                throw InventoryError(
+                    "the pgBackRest repository host \(repositoryHost) is also a database host",
+                    at: inventory.groups["pgbackrest"]?.location ?? install,
+                    hint: "use a host outside [postgres_cluster]: backups must outlive the database hosts")
+            }
+            do {
+                repository = .host(
+                    repositoryHost, databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
+                    repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
+            } catch {
+                throw InventoryError("cannot make the pgBackRest SSH keys: \(error)", at: install, hint: "install openssh-client on this machine")
+            }
+        } else {
+            repository = .shared
+        }
+        return Backups(
+            repository: repository, path: path, stanza: try reader.string(.pgbackrestStanza) ?? cluster,
+            retentionFull: try reader.int(.pgbackrestRetentionFull, in: 1...1000) ?? 4,
+            fullSchedule: try reader.string(.pgbackrestFullSchedule) ?? "Sun *-*-* 06:30",
+            differentialSchedule: try reader.string(.pgbackrestDifferentialSchedule) ?? "Mon..Sat *-*-* 06:30")
+    }
+
+    /// Every variable any host sees must be one the model reads or a known connection or per-host setting.
+    private static func checkNames(_ inventory: Inventory) throws(InventoryError) {
+        for host in inventory.hostNames {
+            for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
+            where !ClusterVariable.isKnown(name) && !name.hasPrefix("keel_") {
+                throw InventoryError(
+                    "unknown variable '\(name)'", at: variable.origin,
+                    hint: ClusterVariable.suggestion(for: name).map { "did you mean '\($0)'?" }
+                        ?? "Keel does not use it; remove it, or check its spelling against the README's variable list")
+            }
+        }
+    }
+
+    private func check(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) {
+        let replicas = databaseHosts.count - 1
+        if synchronousMode, synchronousNodeCount > replicas {
+            let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError(
+                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(replicas) replica(s)", at: origin,
+                hint: "lower it to at most \(replicas), or add replicas")
+        }
+        let allowEven = try reader.bool(.etcdAllowEvenMembers) ?? false
+        let etcdLocation = inventory.groups["etcd_cluster"]?.location ?? SourceLocation(file: inventory.path, line: 1)
+        if etcdHosts.isEmpty {
+            throw InventoryError("[etcd_cluster] is empty: Patroni needs etcd", at: etcdLocation, hint: "list 3 (or 5) hosts under [etcd_cluster]")
+        }
+        if !allowEven, etcdHosts.count == 1 || etcdHosts.count % 2 == 0 {
+            throw InventoryError(
+                "[etcd_cluster] has \(etcdHosts.count) member(s): etcd needs an odd number, at least 3, to survive the loss of one",
+                at: etcdLocation, hint: "use 3 or 5 members, or set etcd_allow_even_members: true to accept the risk")
+        }
+        if loopWait + 2 * retryTimeout > ttl {
+            let origin = reader.origin(.patroniTTL) ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError(
+                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)", at: origin,
+                hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
+        }
+        if PatroniRelease.isOlder(patroniVersion, than: PatroniRelease.oldestInstalled) {
+            throw InventoryError(
+                "patroni_version \(patroniVersion) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
+                at: reader.origin(.patroniVersion),
+                hint: "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release")
+        }
+        if withHAProxy, balancerHosts.isEmpty {
+            let origin = reader.origin(.withHAProxy) ?? SourceLocation(file: inventory.path, line: 1)
+            throw InventoryError("with_haproxy_load_balancing is true but [balancers] is empty", at: origin, hint: "list the HAProxy hosts under [balancers]")
+        }
+    }
+}

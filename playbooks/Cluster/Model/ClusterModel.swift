@@ -1,0 +1,169 @@
+import Keel
+
+/// The whole cluster as one typed value, decoded from the inventory with postgresql_cluster's variable names.
+/// Every node's configuration is rendered from it; nothing is copied from one node to another.
+public struct ClusterModel: Sendable {
+    public struct Parameter: Sendable, Equatable { public var option: String; public var value: JSONValue }
+    public struct HBARule: Sendable, Equatable {
+        public var type: String, database: String, user: String, address: String, method: String
+    }
+    public struct DatabaseUser: Sendable {
+        public var name: String
+        public var password: Secret?
+        public var flags: String
+        /// Whether `flags` (postgresql_cluster's `"SUPERUSER"`, `"superuser,createdb"`, …) make it a superuser.
+        public var isSuperuser: Bool { flags.uppercased().contains("SUPERUSER") }
+    }
+    public struct Database: Sendable { public var name: String; public var owner: String }
+    public struct Extension: Sendable { public var name: String; public var database: String }
+    public struct Pool: Sendable { public var name: String; public var database: String; public var options: String }
+
+    public var name: String
+    public var postgresVersion: Int
+    /// The PGDG apt repository, when PostgreSQL and its tools come from it instead of Debian.
+    public var pgdg: PGDGRepository?
+    public var postgresPort: Int
+    public var dataDirectory: String
+    public var parameters: [Parameter]
+    public var hbaRules: [HBARule]
+    public var users: [DatabaseUser]
+    public var databases: [Database]
+    public var extensions: [Extension]
+    public var superuser: String
+    public var superuserPassword: Secret
+    public var replicationUser: String
+    public var replicationPassword: Secret
+    /// Whether this run generated the cluster's passwords (neither the inventory nor the secrets file had them):
+    /// right for a new cluster, fatal for a running one.
+    public var passwordsGenerated: Bool
+    /// Basic authentication for the unsafe (POST, PATCH, …) endpoints of Patroni's REST API.
+    public var restAPIUser: String
+    public var restAPIPassword: Secret
+    /// VRRP authentication between keepalived peers; generated, never in the inventory.
+    public var vrrpPassword: Secret
+    public var synchronousMode: Bool
+    public var synchronousModeStrict: Bool
+    public var synchronousNodeCount: Int
+    public var ttl: Int
+    public var loopWait: Int
+    public var retryTimeout: Int
+    /// The Patroni release installed from the pushed wheel.
+    public var patroniVersion: String
+    /// Whether Keel may replace a Patroni older than 3.0.3 that already runs with etcd v3 (`keel_upgrade_patroni`).
+    public var upgradePatroni: Bool
+    public var withHAProxy: Bool
+    public var haproxyPorts: HAProxyPorts
+    public var vip: VIP?
+    public var pgbouncer: Bool
+    public var pgbouncerPort: Int
+    public var pgbouncerPools: [Pool]
+    public var pgbouncerDefaultPoolSize: Int
+    public var pgbouncerMaxClientConnections: Int
+    /// pgBackRest, when installed: its repository host and schedule.
+    public var backups: Backups?
+
+    /// Each host's address (its `ansible_host`, else its name), by inventory name.
+    public var addresses: [String: String] = [:]
+
+    /// Host groups, from the inventory.
+    public var etcdHosts: [String]
+    public var databaseHosts: [String]
+    public var primaryHost: String?
+    public var balancerHosts: [String]
+
+    public func address(of host: String) -> String { addresses[host] ?? host }
+
+    /// Every host of the cluster, each once, in inventory order of the groups.
+    public var allHosts: [String] {
+        var seen = Set<String>()
+        return (etcdHosts + databaseHosts + balancerHosts + [backups?.repositoryHost].compactMap { $0 }).filter { seen.insert($0).inserted }
+    }
+
+    /// The database hosts other than the primary.
+    public var replicaHosts: [String] { databaseHosts.filter { $0 != primaryHost } }
+
+    /// A host pattern naming exactly `hosts` (matching none when empty).
+    public func pattern(_ hosts: [String]) -> String { hosts.isEmpty ? "!all" : hosts.joined(separator: ",") }
+
+    /// The PostgreSQL parameters Keel sets on every cluster: replication, rewind, SCRAM, and archiving when
+    /// pgBackRest is installed.
+    public var baseParameters: [Parameter] {
+        var parameters: [(String, JSONValue)] = [
+            ("wal_level", .string("replica")), ("hot_standby", .string("on")), ("wal_log_hints", .string("on")),
+            ("max_wal_senders", .integer(10)), ("max_replication_slots", .integer(10)), ("wal_keep_size", .string("256MB")),
+            ("password_encryption", .string("scram-sha-256")),
+            // A short wal_sender_timeout lets an isolated primary finish shutting down instead of waiting a minute.
+            ("wal_sender_timeout", .string("10s")),
+        ]
+        if let backups { parameters += [("archive_mode", .string("on")), ("archive_command", .string(backups.archiveCommand))] }
+        return parameters.map { Parameter(option: $0.0, value: $0.1) }
+    }
+
+    /// Every PostgreSQL parameter of the cluster, as Patroni keeps them in etcd: the base ones, then
+    /// `postgresql_parameters` (which win).
+    public var clusterParameters: [Parameter] {
+        let own = Set(parameters.map(\.option))
+        return baseParameters.filter { !own.contains($0.option) } + parameters
+    }
+
+    /// The client URLs of the etcd members, comma-separated.
+    public var etcdEndpoints: String { etcdHosts.map { "http://\(address(of: $0)):2379" }.joined(separator: ",") }
+
+    /// Patroni's keys for this cluster in etcd, with the trailing slash that keeps a neighbour (`NAME2`) out.
+    public var dcsPrefix: String { "/service/\(name)/" }
+
+    /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
+    public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
+
+    /// The PostgreSQL Global Development Group's apt repository (apt.postgresql.org) or a mirror of it: every
+    /// PostgreSQL release, and newer PgBouncer and pgBackRest than Debian's.
+    public struct PGDGRepository: Sendable, Equatable {
+        public static let official = "https://apt.postgresql.org/pub/repos/apt"
+        /// The key Debian's postgresql-common ships for the official repository.
+        public static let officialKeyPath = "/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc"
+
+        /// The repository's base URL, without a trailing slash.
+        public var url: String
+        /// The ASCII-armored key a mirror signs with; nil for the official key.
+        public var key: String?
+    }
+
+    public struct HAProxyPorts: Sendable, Equatable {
+        public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000
+    }
+
+    /// pgBackRest: every database host archives WAL to, and is backed up into, one repository that outlives it.
+    public struct Backups: Sendable {
+        /// Where the repository lives.
+        public enum Repository: Sendable {
+            /// On a host of its own (not a database host), reached over SSH: its `pgbackrest` user takes the
+            /// backups as the database hosts' `postgres`, which archive WAL to it.
+            case host(String, databaseKey: SSHKeyPair, repositoryKey: SSHKeyPair)
+            /// On one filesystem (NFS, …) mounted at the repository's path on every database host; the primary
+            /// takes the backups.
+            case shared
+        }
+
+        public var repository: Repository
+        /// The repository's directory (`pgbackrest_repo_path`), on the repository host or the shared filesystem.
+        public var path: String
+        public var stanza: String
+        public var retentionFull: Int
+        /// systemd calendar expressions for the full and the differential backups.
+        public var fullSchedule: String
+        public var differentialSchedule: String
+
+        /// The repository host, when the repository has one.
+        public var repositoryHost: String? {
+            if case .host(let host, _, _) = repository { host } else { nil }
+        }
+
+        /// The user pgBackRest takes backups as: `pgbackrest` on a repository host, `postgres` on a shared filesystem.
+        public var backupUser: String { repositoryHost == nil ? "postgres" : "pgbackrest" }
+
+        /// The command PostgreSQL archives each WAL segment with.
+        public var archiveCommand: String { "pgbackrest --stanza=\(stanza) archive-push %p" }
+        /// The command a member fetches archived WAL with.
+        public var restoreCommand: String { "pgbackrest --stanza=\(stanza) archive-get %f \"%p\"" }
+    }
+}

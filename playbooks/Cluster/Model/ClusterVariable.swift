@@ -1,0 +1,89 @@
+import Keel
+
+/// Every cluster setting the inventory may hold, by its postgresql_cluster name: each name is declared here once,
+/// and the model reads it through this type, so a name Keel does not know (a typo) is reported, never ignored.
+enum ClusterVariable: String, CaseIterable {
+    case patroniClusterName = "patroni_cluster_name"
+    case postgresqlVersion = "postgresql_version"
+    case pgdgRepository = "pgdg_repository"
+    case pgdgRepositoryURL = "pgdg_repository_url"
+    case pgdgRepositoryKeyFile = "pgdg_repository_key_file"
+    case postgresqlPort = "postgresql_port"
+    case postgresqlDataDirectory = "postgresql_data_dir"
+    case postgresqlParameters = "postgresql_parameters"
+    case postgresqlHBA = "postgresql_pg_hba"
+    case postgresqlUsers = "postgresql_users"
+    case postgresqlDatabases = "postgresql_databases"
+    case postgresqlExtensions = "postgresql_extensions"
+    case superuserName = "patroni_superuser_username"
+    case superuserPassword = "patroni_superuser_password"
+    case replicationName = "patroni_replication_username"
+    case replicationPassword = "patroni_replication_password"
+    case restAPIName = "patroni_restapi_username"
+    case restAPIPassword = "patroni_restapi_password"
+    case synchronousMode = "synchronous_mode"
+    case synchronousModeStrict = "synchronous_mode_strict"
+    case synchronousNodeCount = "synchronous_node_count"
+    case patroniTTL = "patroni_ttl"
+    case patroniLoopWait = "patroni_loop_wait"
+    case patroniRetryTimeout = "patroni_retry_timeout"
+    case patroniVersion = "patroni_version"
+    case withHAProxy = "with_haproxy_load_balancing"
+    case haproxyListenPort = "haproxy_listen_port"
+    case clusterVIP = "cluster_vip"
+    case vipInterface = "vip_interface"
+    case pgbouncerInstall = "pgbouncer_install"
+    case pgbouncerListenPort = "pgbouncer_listen_port"
+    case pgbouncerPools = "pgbouncer_pools"
+    case pgbouncerDefaultPoolSize = "pgbouncer_default_pool_size"
+    case pgbouncerMaxClientConnections = "pgbouncer_max_client_conn"
+    case pgbackrestInstall = "pgbackrest_install"
+    case pgbackrestRepositoryHost = "pgbackrest_repo_host"
+    case pgbackrestRepositoryType = "pgbackrest_repo_type"
+    case pgbackrestRepositoryPath = "pgbackrest_repo_path"
+    case pgbackrestStanza = "pgbackrest_stanza"
+    case pgbackrestRetentionFull = "pgbackrest_retention_full"
+    case pgbackrestFullSchedule = "pgbackrest_full_backup_schedule"
+    case pgbackrestDifferentialSchedule = "pgbackrest_diff_backup_schedule"
+    case etcdAllowEvenMembers = "etcd_allow_even_members"
+    case upgradePatroni = "keel_upgrade_patroni"
+
+    /// postgresql_cluster's per-host flags, accepted without being used.
+    static let ignored: Set<String> = [
+        "hostname", "postgresql_exists", "new_node", "patroni_tags", "patroni_replicatefrom", "balancer_tags", "bind_address",
+    ]
+
+    /// Whether an inventory may hold `name`: a cluster setting, a connection setting or an accepted flag.
+    static func isKnown(_ name: String) -> Bool {
+        ClusterVariable(rawValue: name) != nil || ConnectionVariable.all.contains(name) || ignored.contains(name)
+    }
+
+    /// The known name closest to `name`, when it is close enough to be the intended one.
+    static func suggestion(for name: String) -> String? {
+        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ignored
+        return known.map { ($0, distance(name, $0)) }.filter { $0.1 <= 3 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+    }
+
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var current = [i] + [Int](repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension VariableReader {
+    func lookup(_ variable: ClusterVariable) -> (name: String, variable: Variable)? { lookup([variable.rawValue]) }
+    func origin(_ variable: ClusterVariable) -> SourceLocation? { lookup(variable)?.variable.origin }
+    func string(_ variable: ClusterVariable) throws(InventoryError) -> String? { try string([variable.rawValue]) }
+    func int(_ variable: ClusterVariable, in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
+        try int([variable.rawValue], in: range)
+    }
+    func bool(_ variable: ClusterVariable) throws(InventoryError) -> Bool? { try bool([variable.rawValue]) }
+}

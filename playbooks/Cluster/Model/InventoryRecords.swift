@@ -1,0 +1,107 @@
+import Keel
+
+/// The list-valued variables of postgresql_cluster (`postgresql_parameters: [{option: …, value: …}]` and
+/// friends), each entry checked for the keys it needs.
+extension ClusterModel {
+    static func parameters(_ reader: VariableReader) throws(InventoryError) -> [Parameter] {
+        try records(reader, .postgresqlParameters, required: ["option", "value"]).map { Parameter(option: $0["option"]!, value: $0.json("value")) }
+    }
+
+    static func hbaRules(_ reader: VariableReader) throws(InventoryError) -> [HBARule] {
+        try records(reader, .postgresqlHBA, required: ["type", "database", "user", "method"]).map {
+            HBARule(type: $0["type"]!, database: $0["database"]!, user: $0["user"]!, address: $0["address"] ?? "", method: $0["method"]!)
+        }
+    }
+
+    static func users(_ reader: VariableReader) throws(InventoryError) -> [DatabaseUser] {
+        try records(reader, .postgresqlUsers, required: ["name"]).map {
+            DatabaseUser(name: $0["name"]!, password: ($0["password"] ?? "").isEmpty ? nil : Secret($0["password"]!), flags: $0["flags"] ?? "")
+        }
+    }
+
+    static func databases(_ reader: VariableReader) throws(InventoryError) -> [Database] {
+        try records(reader, .postgresqlDatabases, required: ["db"]).map { Database(name: $0["db"]!, owner: $0["owner"] ?? "postgres") }
+    }
+
+    static func extensions(_ reader: VariableReader) throws(InventoryError) -> [Extension] {
+        try records(reader, .postgresqlExtensions, required: ["ext", "db"]).map { Extension(name: $0["ext"]!, database: $0["db"]!) }
+    }
+
+    static func pools(_ reader: VariableReader) throws(InventoryError) -> [Pool] {
+        try records(reader, .pgbouncerPools, required: ["name"]).map {
+            Pool(name: $0["name"]!, database: $0["dbname"] ?? $0["name"]!, options: $0["pool_parameters"] ?? "")
+        }
+    }
+
+    static func haproxyPorts(_ reader: VariableReader) throws(InventoryError) -> HAProxyPorts {
+        var ports = HAProxyPorts()
+        guard let (name, variable) = reader.lookup(.haproxyListenPort) else { return ports }
+        guard case .map(let entries) = variable.value else {
+            throw InventoryError("\(name) must be a mapping (master, replicas, replicas_sync, replicas_async, stats), not \(variable.value.kind)", at: variable.origin)
+        }
+        for (key, value) in entries {
+            guard case .int(let port) = value, (1...65535).contains(port) else {
+                throw InventoryError("\(name).\(key) must be a port number, not \(value.kind) '\(value)'", at: variable.origin)
+            }
+            switch key {
+            case "master": ports.primary = port
+            case "replicas": ports.replicas = port
+            case "replicas_sync": ports.sync = port
+            case "replicas_async": ports.async = port
+            case "stats": ports.stats = port
+            default: throw InventoryError("unknown key '\(key)' in \(name)", at: variable.origin, hint: "use master, replicas, replicas_sync, replicas_async, stats")
+            }
+        }
+        return ports
+    }
+
+    /// One entry of a list-valued variable: scalars by key.
+    struct Record {
+        var values: [String: InventoryValue]
+
+        /// The value of `key` as text; nil when it is absent.
+        subscript(key: String) -> String? {
+            switch values[key] {
+            case .string(let text): text
+            case .null: ""
+            case let value?: value.description
+            case nil: nil
+            }
+        }
+
+        /// The value of `key` with its YAML type (`200` a number, `"200"` a string).
+        func json(_ key: String) -> JSONValue {
+            switch values[key] {
+            case .int(let number): .integer(number)
+            case .double(let number): .number(number)
+            case .bool(let flag): .bool(flag)
+            default: .string(self[key] ?? "")
+            }
+        }
+    }
+
+    /// A list of mappings of scalars; every entry must have `required` keys.
+    private static func records(_ reader: VariableReader, _ variable: ClusterVariable, required: [String]) throws(InventoryError) -> [Record] {
+        guard let (name, found) = reader.lookup(variable) else { return [] }
+        guard case .list(let items) = found.value else {
+            throw InventoryError("\(name) must be a list of mappings, not \(found.value.kind)", at: found.origin)
+        }
+        var result: [Record] = []
+        for (index, item) in items.enumerated() {
+            guard case .map(let entries) = item else {
+                throw InventoryError("\(name)[\(index)] must be a mapping with \(required.joined(separator: ", ")), not \(item.kind)", at: found.origin)
+            }
+            for (key, value) in entries {
+                switch value {
+                case .list, .map: throw InventoryError("\(name)[\(index)].\(key) must be a single value, not \(value.kind)", at: found.origin)
+                default: break
+                }
+            }
+            if let missing = required.first(where: { entries[$0] == nil }) {
+                throw InventoryError("\(name)[\(index)] has no '\(missing)'", at: found.origin, hint: "each entry needs \(required.joined(separator: ", "))")
+            }
+            result.append(Record(values: entries))
+        }
+        return result
+    }
+}

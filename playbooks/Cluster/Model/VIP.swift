@@ -1,0 +1,34 @@
+import Keel
+
+/// The cluster's virtual IP (`cluster_vip`), resolved once: where it lives and on which interface.
+public struct VIP: Sendable, Equatable {
+    public enum Placement: Sendable, Equatable {
+        /// keepalived holds it on the balancer whose HAProxy runs.
+        case balancers
+        /// Without HAProxy it follows the Patroni leader (a Patroni callback moves it).
+        case leader
+    }
+
+    public var address: String
+    public var placement: Placement
+    /// `vip_interface`; nil to use the interface that holds the host's own address.
+    public var interface: String?
+
+    /// The hosts that may hold it.
+    public func candidates(in model: ClusterModel) -> [String] {
+        placement == .balancers ? model.balancerHosts : model.databaseHosts
+    }
+
+    /// Where the VIP goes on `host`: the interface holding the host's address (or `vip_interface`) and that
+    /// network's prefix length.
+    /// - Throws: when no interface holds the address, or the VIP lies outside its network.
+    public func binding(on host: HostContext, address: String) throws -> (interface: String, prefix: Int) {
+        guard let (name, network) = host.facts.network(holding: address) else {
+            throw ResourceError("no interface on \(host.name) holds \(address), so the VIP \(self.address) has no network there; set vip_interface")
+        }
+        guard IPv4.contains(network, self.address), let prefix = Int(network.split(separator: "/")[1]) else {
+            throw ResourceError("cluster_vip \(self.address) is outside \(network), the network of \(name) on \(host.name); choose a free address in it")
+        }
+        return (interface ?? name, prefix)
+    }
+}

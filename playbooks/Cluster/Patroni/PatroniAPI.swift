@@ -1,0 +1,47 @@
+import Keel
+
+/// Shell commands against one member's Patroni REST API (port 8008), run on a cluster host.
+struct PatroniAPI {
+    let url: String
+
+    /// Where database hosts keep the credentials of the unsafe endpoints, for `curl -K` (root only, 0600).
+    static let credentialsFile = "/etc/patroni/api.curlrc"
+
+    init(address: String) { url = "http://\(address):8008" }
+    init(_ model: ClusterModel, member: String) { self.init(address: model.address(of: member)) }
+
+    /// Prints the JSON at `path`; fails when the member does not answer.
+    func get(_ path: String) -> String { "curl -sf -m 5 \(url)\(path)" }
+
+    /// Prints the JSON at `path` from the first member of `model` that answers; prints nothing when none does.
+    static func fromAnyMember(_ model: ClusterModel, _ path: String) -> String {
+        model.databaseHosts.map { PatroniAPI(model, member: $0).get(path) }.joined(separator: " || ") + " || true"
+    }
+
+    /// Sends the JSON `body` to `path` with the credentials; fails when the member refuses or does not answer.
+    func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
+        "curl -sf -m \(timeout) -K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "
+            + "--data-binary \(shellQuote(body)) \(url)\(path) >/dev/null"
+    }
+
+    /// The error for a member whose REST API gave no answer Keel could read.
+    static func unanswered(_ host: String) -> ResourceError {
+        ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+    }
+
+    /// Succeeds when the JSON at `path` contains one of `fragments` (`"role": "leader"`).
+    func shows(_ path: String, _ fragments: String...) -> String {
+        get(path) + " | grep -q" + fragments.map { " -e " + shellQuote($0) }.joined()
+    }
+
+    /// Succeeds when the member is the primary.
+    var isPrimary: String { "curl -sf -o /dev/null -m 5 \(url)/primary" }
+
+    /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
+    var waitInService: String {
+        "for i in $(seq 300); do \(inService) && exit 0; sleep 1; done; echo 'the member is not in service after 300 s' >&2; exit 1"
+    }
+
+    /// Succeeds when the member is the primary, or a replica streaming WAL from it.
+    var inService: String { shows("/patroni", #""replication_state": "streaming""#, #""role": "primary""#) }
+}

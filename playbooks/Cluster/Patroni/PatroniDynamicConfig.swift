@@ -1,0 +1,74 @@
+import Foundation
+import Keel
+
+/// Patroni's dynamic configuration, kept in etcd for the whole cluster: the HA timings, synchronous replication and
+/// every PostgreSQL parameter. ``wanted`` seeds it at bootstrap (patroni.yml's `bootstrap.dcs`); afterwards only
+/// this resource changes it, with a `PATCH /config` on the REST API of any member that answers. Parameters Keel no
+/// longer sets are removed.
+struct PatroniDynamicConfig: Resource {
+    let model: ClusterModel
+    let host: String
+
+    var description: String { "patroni cluster configuration" }
+    /// Members pick the change up on their next cycle and may then need a restart.
+    var affectsOtherResources: Bool { true }
+
+    var probe: String { PatroniAPI.fromAnyMember(model, "/config") }
+
+    /// The settings Keel owns, typed as Patroni keeps them.
+    static func wanted(_ model: ClusterModel) -> JSONValue {
+        .object([
+            "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait), "retry_timeout": .integer(model.retryTimeout),
+            "maximum_lag_on_failover": .integer(1_048_576), "synchronous_mode": .bool(model.synchronousMode),
+            "synchronous_mode_strict": .bool(model.synchronousModeStrict),
+            "synchronous_node_count": .integer(model.synchronousNodeCount),
+            "postgresql": .object([
+                "use_pg_rewind": .bool(true), "use_slots": .bool(true),
+                "parameters": .object(Dictionary(model.clusterParameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
+            ]),
+        ])
+    }
+
+    func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
+        // No member runs yet (a new cluster, with --check): the bootstrap section of patroni.yml seeds the
+        // configuration, and the next run applies the rest.
+        if output.text.isEmpty { return [] }
+        guard let current = try? JSONDecoder().decode(JSONValue.self, from: Data(output.text.utf8)) else {
+            throw PatroniAPI.unanswered(host)
+        }
+        let (patch, summaries) = Self.difference(from: current, to: Self.wanted(model), removing: [["postgresql", "parameters"]])
+        guard let last = summaries.last else { return [] }
+        // Each member applies the change on its next cycle, at most loop_wait seconds away.
+        let sends = model.databaseHosts.map { PatroniAPI(model, member: $0).send("PATCH", "/config", json: patch.json, timeout: 30) }
+        let command = "{ " + sends.joined(separator: " || ") + "; } && sleep \(model.loopWait + 5)"
+        return summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
+    }
+
+    /// The JSON merge patch that turns `current` into `wanted` for every key `wanted` holds, with a line per
+    /// setting (`work_mem: 8MB → 16MB`); within the objects at `removing`, keys `wanted` lacks become null.
+    /// Values compare as text: `200` and `"200"` are the same setting.
+    static func difference(
+        from current: JSONValue, to wanted: JSONValue, removing: Set<[String]>, path: [String] = []
+    ) -> (patch: JSONValue, summaries: [String]) {
+        var patch: [String: JSONValue] = [:]
+        var summaries: [String] = []
+        let have = current.members
+        for (key, value) in wanted.members.sorted(by: { $0.key < $1.key }) {
+            if case .object = value {
+                let (nested, lines) = difference(from: have[key] ?? .null, to: value, removing: removing, path: path + [key])
+                if !nested.members.isEmpty { patch[key] = nested }
+                summaries += lines
+            } else if have[key]?.text != value.text {
+                patch[key] = value
+                summaries.append("\(key): \(have[key]?.text ?? "(unset)") → \(value.text ?? value.json)")
+            }
+        }
+        if removing.contains(path) {
+            for (key, value) in have.sorted(by: { $0.key < $1.key }) where wanted.members[key] == nil && value != .null {
+                patch[key] = .null
+                summaries.append("\(key): \(value.text ?? value.json) → (removed)")
+            }
+        }
+        return (.object(patch), summaries)
+    }
+}

@@ -1,0 +1,73 @@
+import Keel
+
+/// The plays of the Patroni tier: members installed and configured, started in the order a cluster needs, its
+/// dynamic configuration converged, and restarts one member at a time.
+enum PatroniPlays {
+    /// PostgreSQL and Patroni installed and configured on every database host; replacing a running older Patroni
+    /// goes one member at a time.
+    static func members(_ model: ClusterModel, wheel: [UInt8]) -> Play {
+        Play(
+            "postgresql and patroni", on: "postgres_cluster", serial: model.upgradePatroni ? 1 : nil,
+            anyErrorsFatal: model.upgradePatroni, tags: ["postgresql", "patroni"]
+        ) { host in
+            try PatroniNodeRole(host: host, model: model, wheel: wheel).steps
+        }
+    }
+
+    /// The `[master]` host starts first, so that it bootstraps the cluster; on later runs any leader will do.
+    static func primary(_ model: ClusterModel) -> Play {
+        Play("patroni primary", on: model.primaryHost ?? "master", tags: ["patroni"]) { host in
+            Service("patroni", state: .started, enabled: true)
+            WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
+        }
+    }
+
+    /// Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members one at a
+    /// time, the leader last. On a new cluster only the leader runs yet, so replicas are cloned with the final
+    /// parameters and only the leader restarts.
+    static func dynamicConfig(_ model: ClusterModel) -> Play {
+        Play("cluster configuration", on: model.pattern(model.databaseHosts), tags: ["patroni", "postgresql"]) { host in
+            PatroniDynamicConfig(model: model, host: host.name).runOnce()
+            PendingRestart(model: model, host: host.name).runOnce()
+        }
+    }
+
+    /// The replicas, started once the cluster exists, each streaming before the play ends.
+    static func replicas(_ model: ClusterModel) -> Play {
+        Play("patroni replicas", on: model.pattern(model.replicaHosts), tags: ["patroni"]) { host in
+            // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
+            // (for example when the [master] host failed earlier in this run).
+            WaitFor(.command(Etcdctl(model).get(model.dcsPrefix + "initialize") + " | grep -q ."), timeout: .seconds(30))
+            Service("patroni", state: .started, enabled: true)
+            try MemberInService(model: model, host: host.name).steps
+        }
+    }
+
+    /// Members whose Patroni must read a changed unit or password file restart one at a time.
+    static func rollingRestart(_ model: ClusterModel) -> Play {
+        Play("patroni restarts", on: model.pattern(model.databaseHosts), serial: 1, anyErrorsFatal: true, tags: ["patroni"]) { host in
+            PatroniRestarts.changedFiles(model, host: host.name).due
+        }
+    }
+
+    /// Every member in service and, with `synchronous_mode`, a synchronous standby chosen: without one Patroni
+    /// would promote no one if the leader were lost, so the run ends only once the cluster could fail over.
+    static func inService(_ model: ClusterModel) -> Play {
+        Play("members in service", on: model.pattern(model.databaseHosts), tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]) { host in
+            // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
+            try MemberInService(model: model, host: host.name).steps
+            if model.synchronousMode && model.databaseHosts.count > 1 {
+                WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)), timeout: .seconds(120))
+                    .runOnce()
+            }
+        }
+    }
+}
+
+/// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough).
+struct MemberInService: Role {
+    let model: ClusterModel
+    let host: String
+
+    var steps: [Step] { WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: .seconds(600)) }
+}

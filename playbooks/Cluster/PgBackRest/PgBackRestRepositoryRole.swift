@@ -1,0 +1,32 @@
+import Keel
+
+/// The pgBackRest repository host: the repository, the `pgbackrest` user that reaches every database host as
+/// `postgres`, and timers for the full and differential backups.
+struct PgBackRestRepositoryRole: Role {
+    let host: HostContext
+    let model: ClusterModel
+    let backups: ClusterModel.Backups
+    let databaseKey: SSHKeyPair
+    let repositoryKey: SSHKeyPair
+
+    var steps: [Step] {
+        get throws {
+            Package("pgbackrest")
+            Group("pgbackrest")
+            User("pgbackrest", group: "pgbackrest", home: "/home/pgbackrest")
+            try SSHTrust(
+                user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
+                from: model.databaseHosts, host: host, model: model
+            ).steps
+            Directory(backups.path, mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
+            Directory("/var/log/pgbackrest", mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
+            Directory("/etc/pgbackrest")
+            Template("cluster/pgbackrest/repository.conf", to: "/etc/pgbackrest/pgbackrest.conf", mode: 0o640, group: "pgbackrest", values: [
+                "cluster": .string(model.name), "stanza": .string(backups.stanza), "retention_full": .int(backups.retentionFull),
+                "path": .string(backups.path), "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
+                "members": .list(model.databaseHosts.map { .map(["address": .string(model.address(of: $0))]) }),
+            ])
+            try PgBackRestTimers(backups: backups, onlyIf: nil).steps
+        }
+    }
+}

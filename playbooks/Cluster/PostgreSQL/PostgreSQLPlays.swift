@@ -1,0 +1,18 @@
+import Keel
+
+/// The plays of PostgreSQL itself (Patroni runs it).
+enum PostgreSQLPlays {
+    /// A PostgreSQL already running standalone on the `[master]` host becomes the leader with its data.
+    static func standaloneTakeover(_ model: ClusterModel) -> Play {
+        Play("standalone postgresql", on: model.primaryHost ?? "master", tags: ["postgresql", "patroni"]) { _ in
+            StandaloneTakeover(model: model)
+        }
+    }
+
+    /// The inventory's roles, databases and extensions, on the primary.
+    static func databaseObjects(_ model: ClusterModel) -> Play {
+        Play("roles, databases, extensions", on: "postgres_cluster", tags: ["postgresql"]) { _ in
+            try DatabaseObjectsRole(model: model).steps
+        }
+    }
+}
