@@ -1,6 +1,7 @@
 # Keel — two commands for a fresh Debian 12 machine, as root:
 #   make demo   installs what is needed, builds Keel, brings up the lab and deploys the cluster on it
-#   make test   installs what is needed and runs the whole test suite
+#   make test   installs what is needed and runs the whole test suite (after checking the code's format)
+#   make format rewrites the Swift sources in the project's format (.swift-format)
 
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -8,17 +9,26 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 APT_PACKAGES := libssh2-1-dev libyaml-dev pkg-config openssh-server openssh-client sudo python3-pip
 KEEL := .build/debug/keel
 
-.PHONY: demo test deps build clean
+.PHONY: demo test deps build lint format clean
+
+SWIFT_SOURCES := Sources playbooks Tests Package.swift
 
 demo: deps build
 	scripts/demo
 
-test: deps build
+test: deps build lint
 	swift build --build-tests
 	Tests/run-all
 
 build:
 	swift build
+
+# Fails when a Swift file strays from .swift-format; `make format` fixes it.
+lint:
+	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+
+format:
+	swift format --in-place --recursive --parallel $(SWIFT_SOURCES)
 
 # Installs the Debian packages Keel builds and tests with (needs root; skipped when all are present).
 deps:

@@ -29,11 +29,6 @@ static inline int keel_channel_exec(LIBSSH2_CHANNEL *channel, const char *comman
     return libssh2_channel_process_startup(channel, "exec", sizeof("exec") - 1, command, length);
 }
 
-static inline int keel_channel_subsystem(LIBSSH2_CHANNEL *channel, const char *name) {
-    return libssh2_channel_process_startup(channel, "subsystem", sizeof("subsystem") - 1,
-                                           name, (unsigned int)strlen(name));
-}
-
 static inline ssize_t keel_channel_read(LIBSSH2_CHANNEL *channel, int stream, char *buffer, size_t length) {
     return libssh2_channel_read_ex(channel, stream, buffer, length);
 }
@@ -64,10 +59,6 @@ static inline int keel_sftp_close(LIBSSH2_SFTP_HANDLE *handle) {
 
 static inline int keel_sftp_fsetstat(LIBSSH2_SFTP_HANDLE *handle, LIBSSH2_SFTP_ATTRIBUTES *attributes) {
     return libssh2_sftp_fstat_ex(handle, attributes, 1);
-}
-
-static inline int keel_sftp_unlink(LIBSSH2_SFTP *sftp, const char *path) {
-    return libssh2_sftp_unlink_ex(sftp, path, (unsigned int)strlen(path));
 }
 
 static inline int keel_knownhost_checkp(LIBSSH2_KNOWNHOSTS *hosts, const char *host, int port,

@@ -6,4 +6,5 @@ public func shellQuote(_ word: String) -> String {
     return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
-private let safeShellScalars = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_".unicodeScalars)
+private let safeShellScalars = Set(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_".unicodeScalars)

@@ -2,14 +2,19 @@
 ///
 /// A non-zero exit is a result, not an error.
 public protocol Transport: Sendable {
-    func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int) async throws -> ExecResult
-    func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?, timeout: Duration?) async throws
+    func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int) async throws
+        -> ExecResult
+    func upload(
+        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
+        timeout: Duration?) async throws
     /// Ends the connection; later calls fail.
     func close() async
 }
 
 extension Transport {
-    public func run(_ command: String, input: [UInt8] = [], become: Become? = nil, timeout: Duration? = nil) async throws -> ExecResult {
+    public func run(_ command: String, input: [UInt8] = [], become: Become? = nil, timeout: Duration? = nil)
+        async throws -> ExecResult
+    {
         try await run(command, input: input, become: become, timeout: timeout, outputLimit: 64 << 20)
     }
 }

@@ -1,5 +1,5 @@
-import KeelCore
 internal import CLibSSH2
+import KeelCore
 
 /// Proves the user's identity with each configured credential in turn, and explains a refusal.
 enum Authenticator {
@@ -25,7 +25,9 @@ enum Authenticator {
         throw error
     }
 
-    private static func attempt(_ credential: SSHConfiguration.Credential, session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError) {
+    private static func attempt(
+        _ credential: SSHConfiguration.Credential, session: OpaquePointer, configuration: SSHConfiguration
+    ) throws(SSHError) {
         let user = configuration.user
         switch credential {
         case .privateKey(let path, let passphrase):
@@ -51,18 +53,27 @@ enum Authenticator {
         let (code, message) = LibSSH2.lastError(session)
         let host = configuration.displayHost
         func error(_ kind: SSHError.Code, _ text: String) -> SSHError {
-            SSHError(kind, host: host, operation: "authenticate", message: text, libssh2Code: code, libssh2Message: message)
+            SSHError(
+                kind, host: host, operation: "authenticate", message: text, libssh2Code: code, libssh2Message: message)
         }
         guard let key = PrivateKeyFile.inspect(path: path) else {
-            return error(.keyFileUnusable, "cannot read private key \(path): the file is missing, unreadable or not a private key")
+            return error(
+                .keyFileUnusable,
+                "cannot read private key \(path): the file is missing, unreadable or not a private key")
         }
         if rc == LIBSSH2_ERROR_FILE || rc == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED {
             if key.isEncrypted {
                 return passphrase == nil
-                    ? error(.wrongPassphrase, "private key \(path) is encrypted and no passphrase was given: set KEEL_SSH_PASSPHRASE or run in a terminal to be asked")
+                    ? error(
+                        .wrongPassphrase,
+                        "private key \(path) is encrypted and no passphrase was given: set KEEL_SSH_PASSPHRASE or run in a terminal to be asked"
+                    )
                     : error(.wrongPassphrase, "wrong passphrase for private key \(path)")
             }
-            return error(.keyFileUnusable, "libssh2 cannot load private key \(path) (\(key.algorithm.rawValue)); use an OpenSSH-format ed25519 key")
+            return error(
+                .keyFileUnusable,
+                "libssh2 cannot load private key \(path) (\(key.algorithm.rawValue)); use an OpenSSH-format ed25519 key"
+            )
         }
         if key.algorithm == .rsa {
             return error(
@@ -75,13 +86,17 @@ enum Authenticator {
         }
         return error(
             .authenticationFailed,
-            "the server refused key \(path) for user \(configuration.user): is its public key in that user's authorized_keys?")
+            "the server refused key \(path) for user \(configuration.user): is its public key in that user's authorized_keys?"
+        )
     }
 
-    private static func authenticateWithAgent(session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError) {
+    private static func authenticateWithAgent(session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError)
+    {
         let host = configuration.displayHost
         guard let agent = libssh2_agent_init(session) else {
-            throw SSHError(.authenticationFailed, host: host, operation: "authenticate", message: "cannot start the ssh-agent client")
+            throw SSHError(
+                .authenticationFailed, host: host, operation: "authenticate",
+                message: "cannot start the ssh-agent client")
         }
         defer { libssh2_agent_free(agent) }
         guard libssh2_agent_connect(agent) == 0 else {
@@ -91,7 +106,9 @@ enum Authenticator {
         }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else {
-            throw SSHError(.authenticationFailed, host: host, operation: "authenticate", message: "the ssh-agent did not list its keys")
+            throw SSHError(
+                .authenticationFailed, host: host, operation: "authenticate",
+                message: "the ssh-agent did not list its keys")
         }
         var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
         var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
@@ -103,6 +120,8 @@ enum Authenticator {
         }
         throw SSHError(
             .authenticationFailed, host: host, operation: "authenticate",
-            message: "the server refused all \(tried) keys held by the ssh-agent for user \(configuration.user) (RSA keys cannot work with libssh2 1.10; use ed25519)")
+            message:
+                "the server refused all \(tried) keys held by the ssh-agent for user \(configuration.user) (RSA keys cannot work with libssh2 1.10; use ed25519)"
+        )
     }
 }

@@ -1,5 +1,5 @@
-import KeelCore
 internal import CLibSSH2
+import KeelCore
 
 /// Runs one command on its own channel: feeds its standard input, drains stdout and stderr together (so neither
 /// can fill the window and stall the other), then collects the exit status and signal.
@@ -55,13 +55,16 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
 
             case .opening:
                 guard let opened = keel_channel_open_session(session) else {
-                    if libssh2_session_last_errno(session) == LIBSSH2_ERROR_EAGAIN { return moved ? .progressed : .blocked }
+                    if libssh2_session_last_errno(session) == LIBSSH2_ERROR_EAGAIN {
+                        return moved ? .progressed : .blocked
+                    }
                     owner.releaseSetup(self)
                     if owner.shouldRetryRefusedChannel(&backoff) {
                         state = .queued
                         return .requeue
                     }
-                    return fail(owner.failure(.channelFailed, operation: "exec", message: "the server refused a new channel"))
+                    return fail(
+                        owner.failure(.channelFailed, operation: "exec", message: "the server refused a new channel"))
                 }
                 channel = opened
                 owner.channelOpened()
@@ -71,12 +74,15 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
             case .starting:
                 let bytes = Array(command.utf8)
                 let rc = bytes.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { keel_channel_exec(channel, $0.baseAddress, UInt32($0.count)) }
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        keel_channel_exec(channel, $0.baseAddress, UInt32($0.count))
+                    }
                 }
                 if rc == LIBSSH2_ERROR_EAGAIN { return moved ? .progressed : .blocked }
                 owner.releaseSetup(self)
                 if rc != 0 {
-                    let error = owner.failure(.channelFailed, operation: "exec", message: "the server refused to run the command")
+                    let error = owner.failure(
+                        .channelFailed, operation: "exec", message: "the server refused to run the command")
                     completion.deliver(.failure(error))
                     state = .closing
                     continue
@@ -108,9 +114,11 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
                 let rc = libssh2_channel_wait_closed(channel)
                 if rc == LIBSSH2_ERROR_EAGAIN { return waitToClose(owner, moved: moved) }
                 if !completion.isDelivered {
-                    completion.deliver(.success(ExecResult(
-                        stdout: stdout, stderr: stderr, exitStatus: libssh2_channel_get_exit_status(channel),
-                        signal: exitSignal(session, channel!))))
+                    completion.deliver(
+                        .success(
+                            ExecResult(
+                                stdout: stdout, stderr: stderr, exitStatus: libssh2_channel_get_exit_status(channel),
+                                signal: exitSignal(session, channel!))))
                 }
                 state = .releasing
 
@@ -137,7 +145,8 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
                 inputOffset += written
                 moved = true
             } else if written != Int(LIBSSH2_ERROR_EAGAIN) {
-                return .failed(owner.failure(.channelFailed, operation: "exec", message: "writing the command's input failed"))
+                return .failed(
+                    owner.failure(.channelFailed, operation: "exec", message: "writing the command's input failed"))
             }
         }
         if inputOffset == input.count, !inputClosed {
@@ -146,28 +155,33 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
                 inputClosed = true
                 moved = true
             } else if rc != LIBSSH2_ERROR_EAGAIN {
-                return .failed(owner.failure(.channelFailed, operation: "exec", message: "closing the command's input failed"))
+                return .failed(
+                    owner.failure(.channelFailed, operation: "exec", message: "closing the command's input failed"))
             }
         }
         var streamsAtEnd = 0
         for stream: Int32 in [0, SSH_EXTENDED_DATA_STDERR] {
             while true {
                 let count = keel_channel_read(
-                    channel, stream, owner.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), owner.readBuffer.count)
+                    channel, stream, owner.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    owner.readBuffer.count)
                 if count > 0 {
                     let chunk = UnsafeRawBufferPointer(rebasing: owner.readBuffer[0..<count])
                     if stream == 0 { stdout.append(contentsOf: chunk) } else { stderr.append(contentsOf: chunk) }
                     moved = true
                     if stdout.count + stderr.count > outputLimit {
-                        return .failed(SSHError(
-                            .outputLimitExceeded, host: owner.host, operation: "exec",
-                            message: "the command wrote more than \(outputLimit) bytes of output"))
+                        return .failed(
+                            SSHError(
+                                .outputLimitExceeded, host: owner.host, operation: "exec",
+                                message: "the command wrote more than \(outputLimit) bytes of output"))
                     }
                     continue
                 }
                 if count == 0 { streamsAtEnd += 1 }
                 if count < 0, count != Int(LIBSSH2_ERROR_EAGAIN) {
-                    return .failed(owner.failure(.channelFailed, operation: "exec", message: "reading the command's output failed"))
+                    return .failed(
+                        owner.failure(.channelFailed, operation: "exec", message: "reading the command's output failed")
+                    )
                 }
                 break
             }
@@ -179,7 +193,9 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private func exitSignal(_ session: OpaquePointer, _ channel: OpaquePointer) -> String? {
         var name: UnsafeMutablePointer<CChar>?
         var length = 0
-        guard libssh2_channel_get_exit_signal(channel, &name, &length, nil, nil, nil, nil) == 0, let name else { return nil }
+        guard libssh2_channel_get_exit_signal(channel, &name, &length, nil, nil, nil, nil) == 0, let name else {
+            return nil
+        }
         defer { libssh2_free(session, name) }
         return length > 0 ? String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self) : nil
     }

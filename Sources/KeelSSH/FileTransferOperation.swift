@@ -26,7 +26,10 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
     private var received: [UInt8] = []
     private var failure: (any Error)?
 
-    init(path: String, direction: Direction, timeout: Duration?, control: OperationControl, completion: CheckedContinuation<[UInt8], any Error>) {
+    init(
+        path: String, direction: Direction, timeout: Duration?, control: OperationControl,
+        completion: CheckedContinuation<[UInt8], any Error>
+    ) {
         self.path = path
         self.direction = direction
         self.deadline = timeout.map { .now + $0 }
@@ -64,7 +67,9 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
                         state = .queued
                         return .requeue
                     }
-                    completion.deliver(.failure(owner.failure(.transferFailed, operation: operationName, message: "cannot start SFTP")))
+                    completion.deliver(
+                        .failure(owner.failure(.transferFailed, operation: operationName, message: "cannot start SFTP"))
+                    )
                     return .finished
                 }
                 owner.releaseSetup(self)
@@ -101,7 +106,9 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
                     if offset == bytes.count { state = .settingMode; continue }
                     let count = min(bytes.count - offset, 1 << 20)
                     let written = bytes.withUnsafeBufferPointer { buffer in
-                        buffer.withMemoryRebound(to: CChar.self) { libssh2_sftp_write(handle, $0.baseAddress! + offset, count) }
+                        buffer.withMemoryRebound(to: CChar.self) {
+                            libssh2_sftp_write(handle, $0.baseAddress! + offset, count)
+                        }
                     }
                     if written == Int(LIBSSH2_ERROR_EAGAIN) { return waiting() }
                     guard written > 0 else { fail(owner, "writing \(path) failed"); continue }
@@ -109,13 +116,17 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
                     moved = true
                 case .download(let limit):
                     let count = libssh2_sftp_read(
-                        handle, owner.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), owner.readBuffer.count)
+                        handle, owner.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self),
+                        owner.readBuffer.count)
                     if count == Int(LIBSSH2_ERROR_EAGAIN) { return waiting() }
                     if count < 0 { fail(owner, "reading \(path) failed"); continue }
                     if count == 0 { state = .closingFile; continue }
                     received.append(contentsOf: UnsafeRawBufferPointer(rebasing: owner.readBuffer[0..<count]))
                     if received.count > limit {
-                        abort(SSHError(.outputLimitExceeded, host: owner.host, operation: "download", message: "\(path) is larger than \(limit) bytes"))
+                        abort(
+                            SSHError(
+                                .outputLimitExceeded, host: owner.host, operation: "download",
+                                message: "\(path) is larger than \(limit) bytes"))
                     }
                     moved = true
                 }
@@ -156,7 +167,11 @@ final class FileTransferOperation: SessionOperation, @unchecked Sendable {
         let error = owner.failure(.transferFailed, operation: operationName, message: message + Self.explain(status))
         if failure == nil { failure = error }
         completion.deliver(.failure(error))
-        if state == .opening { state = .shuttingDown } else if state == .transferring || state == .settingMode { state = .closingFile }
+        if state == .opening {
+            state = .shuttingDown
+        } else if state == .transferring || state == .settingMode {
+            state = .closingFile
+        }
     }
 
     private static func explain(_ status: UInt) -> String {

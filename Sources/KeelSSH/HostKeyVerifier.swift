@@ -1,5 +1,5 @@
-import Foundation
 internal import CLibSSH2
+import Foundation
 
 /// Checks the key a server presented against an OpenSSH known_hosts file (plain and hashed entries).
 ///

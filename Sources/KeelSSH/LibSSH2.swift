@@ -10,7 +10,9 @@ enum LibSSH2 {
         var text: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
         let code = libssh2_session_last_error(session, &text, &length, 0)
-        let message = text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
+        let message = text.map {
+            String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(length)), as: UTF8.self)
+        }
         return (code, message ?? "")
     }
 

@@ -42,11 +42,11 @@ public struct PrivateKeyFile: Sendable, Equatable {
         var reader = WireReader(bytes: [UInt8](data))
         let magic = Array("openssh-key-v1".utf8) + [0]
         guard reader.take(magic.count) == magic,
-              let cipher = reader.string(),
-              reader.string() != nil,  // kdf name
-              reader.string() != nil,  // kdf options
-              reader.uint32() != nil,  // number of keys
-              let publicKey = reader.block()
+            let cipher = reader.string(),
+            reader.string() != nil,  // kdf name
+            reader.string() != nil,  // kdf options
+            reader.uint32() != nil,  // number of keys
+            let publicKey = reader.block()
         else { return nil }
         var keyReader = WireReader(bytes: publicKey)
         let type = keyReader.string() ?? ""

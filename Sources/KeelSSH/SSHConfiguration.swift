@@ -1,4 +1,5 @@
 import KeelCore
+
 /// Everything needed to open one SSH connection.
 public struct SSHConfiguration: Sendable {
     /// What to do with a host key that known_hosts does not hold.

@@ -1,5 +1,5 @@
-import KeelCore
 import Foundation
+import KeelCore
 
 /// An authenticated SSH connection to one host, safe to use from many tasks at once.
 ///
@@ -75,7 +75,8 @@ public final class SSHConnection: Sendable {
             _ = try? await run("rm -f \(shellQuote(staging))", timeout: .seconds(30))
             throw error
         }
-        let finish = placeCommand(staging: staging, path: path, mode: mode, owner: owner, group: group, viaCopy: become != nil)
+        let finish = placeCommand(
+            staging: staging, path: path, mode: mode, owner: owner, group: group, viaCopy: become != nil)
         let result = try await run(finish, become: become, timeout: .seconds(60))
         guard result.succeeded else {
             _ = try? await run("rm -f \(shellQuote(staging))", become: become, timeout: .seconds(30))
@@ -89,7 +90,8 @@ public final class SSHConnection: Sendable {
     public func download(_ path: String, limit: Int = 64 << 20, timeout: Duration? = nil) async throws -> [UInt8] {
         try await submit { control, continuation in
             FileTransferOperation(
-                path: path, direction: .download(limit: limit), timeout: timeout, control: control, completion: continuation)
+                path: path, direction: .download(limit: limit), timeout: timeout, control: control,
+                completion: continuation)
         }
     }
 
@@ -119,7 +121,9 @@ public final class SSHConnection: Sendable {
 
     /// Sets owner and mode on the staged file, then renames it into place (copying first when it is staged
     /// elsewhere, so the final rename stays within one file system).
-    private func placeCommand(staging: String, path: String, mode: UInt32, owner: String?, group: String?, viaCopy: Bool) -> String {
+    private func placeCommand(
+        staging: String, path: String, mode: UInt32, owner: String?, group: String?, viaCopy: Bool
+    ) -> String {
         var steps: [String] = []
         var file = staging
         if viaCopy {

@@ -1,4 +1,5 @@
 import KeelCore
+
 /// An error from the SSH transport: what failed, on which host, and why.
 ///
 /// A command that exits non-zero is not an error; see ``ExecResult``.

@@ -1,6 +1,6 @@
+internal import CLibSSH2
 import Foundation
 import Synchronization
-internal import CLibSSH2
 
 /// The one thread that owns a libssh2 session and everything on it.
 ///
@@ -40,7 +40,9 @@ final class SessionOwner: @unchecked Sendable {
         self.channelLimit = max(1, configuration.maxChannels)
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
-            for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
         }
         wakeRead = fds[0]
         wakeWrite = fds[1]
@@ -212,7 +214,8 @@ final class SessionOwner: @unchecked Sendable {
         if operation.control.isCancelled {
             operation.abort(CancellationError())
         } else if isPast(operation.deadline) {
-            operation.abort(SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline"))
+            operation.abort(
+                SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline"))
         } else {
             return false
         }
@@ -251,7 +254,10 @@ final class SessionOwner: @unchecked Sendable {
 
     private func teardown() {
         let error =
-            fatalError.map { SSHError(.disconnected, host: host, operation: "exec", message: "the connection was lost: \($0.message)") }
+            fatalError.map {
+                SSHError(
+                    .disconnected, host: host, operation: "exec", message: "the connection was lost: \($0.message)")
+            }
             ?? SSHError(.disconnected, host: host, operation: "exec", message: "the connection was closed")
         let (late, waiters) = inbox.withLock { inbox in
             inbox.stopped = error
@@ -294,7 +300,8 @@ final class SessionOwner: @unchecked Sendable {
     func failure(_ code: SSHError.Code, operation: String, message: String) -> SSHError {
         let (libssh2Code, libssh2Message) = session.map(LibSSH2.lastError) ?? (0, "")
         let error = SSHError(
-            code, host: host, operation: operation, message: message, libssh2Code: libssh2Code, libssh2Message: libssh2Message)
+            code, host: host, operation: operation, message: message, libssh2Code: libssh2Code,
+            libssh2Message: libssh2Message)
         if LibSSH2.isSessionFatal(libssh2Code) {
             fatalError = error
             return SSHError(

@@ -1,5 +1,5 @@
-import Foundation
 internal import CLibSSH2
+import Foundation
 
 /// Opens the TCP connection under an SSH session: resolved, connected within a deadline, tuned for small messages.
 enum TCPSocket {

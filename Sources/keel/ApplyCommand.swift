@@ -1,13 +1,15 @@
 import ArgumentParser
+import Examples
 import Foundation
 import Keel
-import Examples
 
 struct ApplyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Apply a playbook to the inventory's hosts.",
-        discussion: "Exit status: 0 all done (under --check: nothing to change), 2 under --check: changes pending, 1 a host failed or was unreachable.")
+        discussion:
+            "Exit status: 0 all done (under --check: nothing to change), 2 under --check: changes pending, 1 a host failed or was unreachable."
+    )
 
     @OptionGroup var inventoryOptions: InventoryOptions
     @OptionGroup var connection: ConnectionArguments
@@ -18,14 +20,16 @@ struct ApplyCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let playbook = Examples.named(playbook) else {
-            throw ValidationError("no playbook named '\(playbook)'; known: \(Examples.all.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "no playbook named '\(playbook)'; known: \(Examples.all.map(\.name).joined(separator: ", "))")
         }
         try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection)
     }
 }
 
 struct PlaybooksCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "playbooks", abstract: "List the playbooks keel apply can run.")
+    static let configuration = CommandConfiguration(
+        commandName: "playbooks", abstract: "List the playbooks keel apply can run.")
 
     func run() async throws {
         for playbook in Examples.all { Terminal.write("\(playbook.name)\t\(playbook.summary)\n") }
@@ -62,9 +66,12 @@ struct RunArguments: ParsableArguments {
     ) async throws {
         let (inventory, _) = try inventoryOptions.load()
         let options = RunOptions(
-            check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags), limit: inventoryOptions.limit,
+            check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
+            limit: inventoryOptions.limit,
             forks: connection.forks)
-        var reporters: [any Reporter] = [ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)]
+        var reporters: [any Reporter] = [
+            ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
+        ]
         if let events { reporters.append(try EventLog(path: events)) }
         let hosts = try targets(of: inventory, inventory.hostNames, knownHosts: connection.knownHosts)
         let runner = Runner(
@@ -78,7 +85,8 @@ struct RunArguments: ParsableArguments {
         }
         try finished(recap)
         if !recap.failedHosts.isEmpty {
-            try recap.failedHosts.joined(separator: "\n").appending("\n").write(toFile: retryFile, atomically: true, encoding: .utf8)
+            try recap.failedHosts.joined(separator: "\n").appending("\n").write(
+                toFile: retryFile, atomically: true, encoding: .utf8)
             Terminal.write("failed hosts written to \(retryFile); retry them with --limit @\(retryFile)\n")
             throw ExitCode.failure
         }

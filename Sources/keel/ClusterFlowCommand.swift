@@ -22,8 +22,12 @@ struct ClusterFlowOptions: ParsableArguments {
         }
         let wheel = flow.needsPatroniWheel ? try PatroniWheel.load(version: model.patroniVersion) : []
         if flow.writesSecrets { try secrets.save() }
-        try await run.apply(flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection) { recap in
-            if flow.writesSecrets, !recap.failedHosts.isEmpty, recap.totalChanged == 0 { try secrets.discardGenerated() }
+        try await run.apply(
+            flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection
+        ) { recap in
+            if flow.writesSecrets, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
+                try secrets.discardGenerated()
+            }
         }
     }
 }

@@ -18,19 +18,28 @@ struct ExecCommand: AsyncParsableCommand {
     var command: [String]
 
     func validate() throws {
-        if command.isEmpty { throw ValidationError("give the command to run after --, e.g. keel exec -i hosts.ini -- uptime") }
+        if command.isEmpty {
+            throw ValidationError("give the command to run after --, e.g. keel exec -i hosts.ini -- uptime")
+        }
     }
 
     func run() async throws {
         let (inventory, hosts) = try inventoryOptions.load()
         var targets = try targets(of: inventory, hosts, knownHosts: connection.knownHosts)
-        if become { targets = targets.map { var target = $0; target.become = target.become ?? Become(); return target } }
+        if become {
+            targets = targets.map {
+                var target = $0; target.become = target.become ?? Become(); return target
+            }
+        }
         let line = command.first == "--" ? command.dropFirst().joined(separator: " ") : command.joined(separator: " ")
         let fleet = Fleet(options: try connection.options(for: targets), forks: connection.forks)
         let timeout = Duration.seconds(timeout)
-        let outcomes = await fleet.run(targets, report: { target, outcome in
-            Terminal.write(Self.describe(target, outcome))
-        }) { target, connection in
+        let outcomes = await fleet.run(
+            targets,
+            report: { target, outcome in
+                Terminal.write(Self.describe(target, outcome))
+            }
+        ) { target, connection in
             try await connection.run(line, become: target.become, timeout: timeout)
         }
         let failed = outcomes.filter { if case .done(let result, _) = $0 { !result.succeeded } else { true } }.count

@@ -4,7 +4,8 @@ import Keel
 
 struct InventoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "inventory", abstract: "Show the inventory's hosts, groups and resolved variables (secrets as ***).")
+        commandName: "inventory",
+        abstract: "Show the inventory's hosts, groups and resolved variables (secrets as ***).")
 
     @OptionGroup var inventoryOptions: InventoryOptions
 
@@ -34,16 +35,19 @@ struct InventoryReport: Encodable {
 
     init(_ inventory: Inventory, hosts selected: [String]) {
         order = selected
-        groups = Dictionary(uniqueKeysWithValues: inventory.groupNames.map { group in
-            (group, inventory.hostNames(in: group).filter(selected.contains))
-        })
-        hosts = Dictionary(uniqueKeysWithValues: selected.map { host in
-            let variables = inventory.variables(for: host).mapValues(\.value)
-            let masked = Dictionary(uniqueKeysWithValues: variables.map { name, value in
-                (name, Variable.isSecret(name: name) && value != .null ? InventoryValue.string("***") : value)
+        groups = Dictionary(
+            uniqueKeysWithValues: inventory.groupNames.map { group in
+                (group, inventory.hostNames(in: group).filter(selected.contains))
             })
-            return (host, Host(groups: inventory.groups(of: host), vars: masked))
-        })
+        hosts = Dictionary(
+            uniqueKeysWithValues: selected.map { host in
+                let variables = inventory.variables(for: host).mapValues(\.value)
+                let masked = Dictionary(
+                    uniqueKeysWithValues: variables.map { name, value in
+                        (name, Variable.isSecret(name: name) && value != .null ? InventoryValue.string("***") : value)
+                    })
+                return (host, Host(groups: inventory.groups(of: host), vars: masked))
+            })
     }
 
     func json() throws -> String {

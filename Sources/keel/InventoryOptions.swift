@@ -14,7 +14,8 @@ struct InventoryOptions: ParsableArguments {
     func load() throws -> (Inventory, [String]) {
         do {
             let inventory = try Inventory.load(path: inventory)
-            let hosts = try limit.map { pattern throws(InventoryError) in try inventory.select(pattern) } ?? inventory.hostNames
+            let hosts =
+                try limit.map { pattern throws(InventoryError) in try inventory.select(pattern) } ?? inventory.hostNames
             return (inventory, hosts)
         } catch {
             throw CLIError(error.description)
@@ -27,7 +28,9 @@ struct ConnectionArguments: ParsableArguments {
     @Option(name: .shortAndLong, help: "How many hosts to work on at once.")
     var forks: Int = 10
 
-    @Option(name: .long, help: "known_hosts file (default: the inventory's keel_known_hosts_file, else ~/.ssh/known_hosts).")
+    @Option(
+        name: .long, help: "known_hosts file (default: the inventory's keel_known_hosts_file, else ~/.ssh/known_hosts)."
+    )
     var knownHosts: String?
 
     @Flag(name: .long, help: "Record the keys of hosts not yet in known_hosts (a changed key is still refused).")
@@ -36,7 +39,9 @@ struct ConnectionArguments: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for a host to connect and authenticate.")
     var connectTimeout: Int = 10
 
-    @Flag(name: [.customShort("k"), .long], help: "Ask for the SSH password (else KEEL_SSH_PASSWORD, if set, is offered).")
+    @Flag(
+        name: [.customShort("k"), .long], help: "Ask for the SSH password (else KEEL_SSH_PASSWORD, if set, is offered)."
+    )
     var askPass = false
 
     /// Connection options, asking for key passphrases the environment does not give.

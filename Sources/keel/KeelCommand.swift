@@ -7,5 +7,8 @@ struct KeelCommand: AsyncParsableCommand {
         commandName: "keel",
         abstract: "Deploy and run PostgreSQL high-availability clusters over SSH.",
         version: keelVersion,
-        subcommands: [InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self, DeployCommand.self, StatusCommand.self])
+        subcommands: [
+            InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self,
+            DeployCommand.self, StatusCommand.self,
+        ])
 }

@@ -12,16 +12,21 @@ struct PingCommand: AsyncParsableCommand {
         let (inventory, hosts) = try inventoryOptions.load()
         let targets = try targets(of: inventory, hosts, knownHosts: connection.knownHosts)
         let fleet = Fleet(options: try connection.options(for: targets), forks: connection.forks)
-        let outcomes = await fleet.run(targets, report: { (target, outcome: Fleet.Outcome<Duration>) in
-            switch outcome {
-            case .done(let roundTrip, let connectTime):
-                Terminal.write("\(target.name) | ok | connect \(connectTime.milliseconds) ms, round trip \(roundTrip.milliseconds) ms\n")
-            case .unreachable(let error):
-                Terminal.write("\(target.name) | UNREACHABLE | \(error)\n")
-            case .failed(let error):
-                Terminal.write("\(target.name) | FAILED | \(error)\n")
+        let outcomes = await fleet.run(
+            targets,
+            report: { (target, outcome: Fleet.Outcome<Duration>) in
+                switch outcome {
+                case .done(let roundTrip, let connectTime):
+                    Terminal.write(
+                        "\(target.name) | ok | connect \(connectTime.milliseconds) ms, round trip \(roundTrip.milliseconds) ms\n"
+                    )
+                case .unreachable(let error):
+                    Terminal.write("\(target.name) | UNREACHABLE | \(error)\n")
+                case .failed(let error):
+                    Terminal.write("\(target.name) | FAILED | \(error)\n")
+                }
             }
-        }) { _, connection -> Duration in
+        ) { _, connection -> Duration in
             let start = ContinuousClock.now
             let result = try await connection.run("true", timeout: .seconds(30))
             guard result.succeeded else {

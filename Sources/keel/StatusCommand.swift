@@ -4,7 +4,9 @@ import Playbooks
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show the running cluster: members, roles, states, timelines, lag, etcd's health, the VIP and the backups.")
+        commandName: "status",
+        abstract:
+            "Show the running cluster: members, roles, states, timelines, lag, etcd's health, the VIP and the backups.")
 
     @OptionGroup var inventoryOptions: InventoryOptions
     @OptionGroup var connection: ConnectionArguments
@@ -17,8 +19,10 @@ struct StatusCommand: AsyncParsableCommand {
         let hosts = try targets(of: inventory, inventory.hostNames, knownHosts: connection.knownHosts)
         let status: ClusterStatus
         do {
-            let model = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
-            status = try await ClusterStatus.gather(model, inventory: inventory, connection: connection.options(for: hosts), forks: connection.forks)
+            let model = try ClusterModel.load(
+                from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
+            status = try await ClusterStatus.gather(
+                model, inventory: inventory, connection: connection.options(for: hosts), forks: connection.forks)
         } catch let error as InventoryError {
             throw CLIError(error.description)
         } catch let error as StatusError {

@@ -2,25 +2,27 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-@Suite("The keel binary end to end, against a real sshd", .enabled(if: FileManager.default.fileExists(atPath: KeelBinary.path), "build keel first: swift build"))
+@Suite(
+    "The keel binary end to end, against a real sshd",
+    .enabled(if: FileManager.default.fileExists(atPath: KeelBinary.path), "build keel first: swift build"))
 struct CLITests {
     /// An inventory with the test server twice under two names, plus a host where nothing listens.
     private func inventory(for server: TestSSHServer, deadPort: Int) throws -> String {
         let path = server.freshPath("hosts.ini")
         try """
-            [db]
-            alpha ansible_host=127.0.0.1 ansible_port=\(server.port)
-            beta ansible_host=127.0.0.1 ansible_port=\(server.port)
+        [db]
+        alpha ansible_host=127.0.0.1 ansible_port=\(server.port)
+        beta ansible_host=127.0.0.1 ansible_port=\(server.port)
 
-            [gone]
-            ghost ansible_host=127.0.0.1 ansible_port=\(deadPort)
+        [gone]
+        ghost ansible_host=127.0.0.1 ansible_port=\(deadPort)
 
-            [all:vars]
-            ansible_user=\(server.user)
-            ansible_ssh_private_key_file=\(server.keys.clientEd25519)
-            keel_known_hosts_file=\(try server.knownHosts())
-            patroni_superuser_password=hunter2
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        [all:vars]
+        ansible_user=\(server.user)
+        ansible_ssh_private_key_file=\(server.keys.clientEd25519)
+        keel_known_hosts_file=\(try server.knownHosts())
+        patroni_superuser_password=hunter2
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -53,7 +55,9 @@ struct CLITests {
     func exec() async throws {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
-            let ok = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2"])
+            let ok = try await KeelBinary.run([
+                "exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2",
+            ])
             #expect(ok.status == 0, "\(ok.output)")
             #expect(ok.output.contains("alpha | ok | exit 0\nhello\nstderr: warn\n"))
             #expect(ok.output.contains("beta | ok | exit 0\nhello\nstderr: warn\n"))
@@ -69,12 +73,18 @@ struct CLITests {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
             let knownHosts = server.freshPath("empty_known_hosts")
-            let refused = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            let refused = try await KeelBinary.run([
+                "ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts,
+            ])
             #expect(refused.status == 1)
             #expect(refused.output.contains("is not in \(knownHosts)"))
-            let accepted = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys"])
+            let accepted = try await KeelBinary.run([
+                "ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys",
+            ])
             #expect(accepted.status == 0, "\(accepted.output)")
-            let strictAgain = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts])
+            let strictAgain = try await KeelBinary.run([
+                "ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts,
+            ])
             #expect(strictAgain.status == 0)
         }
     }
@@ -97,10 +107,12 @@ struct CLITests {
 
     @Test("a bad inventory fails before any host is touched, naming file and line")
     func badInventory() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bad-\(UUID().uuidString).ini").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bad-\(UUID().uuidString).ini")
+            .path
         try "[db]\npg1\n[cluster:children]\ndb\nreplcia\n".write(toFile: path, atomically: true, encoding: .utf8)
         let (status, output) = try await KeelBinary.run(["ping", "-i", path])
         #expect(status != 0)
-        #expect(output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
+        #expect(
+            output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
     }
 }

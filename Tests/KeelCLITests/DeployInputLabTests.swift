@@ -6,7 +6,9 @@ import Testing
 /// made, mistakes only the hosts reveal in the pre-flight play.
 extension LabTests {
     /// Runs `keel deploy` on a copy of the lab inventory edited by `edit` (hosts.ini, group_vars/all.yml).
-    private func deployEdited(_ edit: (inout String, inout String) -> Void) async throws -> (status: Int32, output: String, changed: [String]) {
+    private func deployEdited(_ edit: (inout String, inout String) -> Void) async throws -> (
+        status: Int32, output: String, changed: [String]
+    ) {
         let cluster = try LabClusterInventory()
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         var hosts = try String(contentsOfFile: cluster.path, encoding: .utf8)
@@ -20,29 +22,43 @@ extension LabTests {
         return (result.status, result.output, changed)
     }
 
-    @Test("bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, a shared backup repository not mounted, an unreachable host, an unsafe Patroni already running")
+    @Test(
+        "bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, a shared backup repository not mounted, an unreachable host, an unsafe Patroni already running"
+    )
     func deployRefusesBadInput() async throws {
         try await Lab.run("reset")
 
         let unknown = try await deployEdited { _, variables in variables += "\nsynchronus_mode: true\n" }
         #expect(unknown.status != 0 && unknown.changed.isEmpty)
-        #expect(unknown.output.contains("group_vars/all.yml:") && unknown.output.contains("unknown variable 'synchronus_mode'"), "\(unknown.output)")
+        #expect(
+            unknown.output.contains("group_vars/all.yml:")
+                && unknown.output.contains("unknown variable 'synchronus_mode'"), "\(unknown.output)")
         #expect(unknown.output.contains("did you mean 'synchronous_mode'?"), "\(unknown.output)")
 
         let wrongType = try await deployEdited { _, variables in
-            variables = variables.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: fifteen")
+            variables = variables.replacingOccurrences(
+                of: "postgresql_version: 15", with: "postgresql_version: fifteen")
         }
         #expect(wrongType.status != 0 && wrongType.changed.isEmpty)
-        #expect(wrongType.output.contains("group_vars/all.yml:") && wrongType.output.contains("postgresql_version for host h1 must be an integer, not a string 'fifteen'"), "\(wrongType.output)")
+        #expect(
+            wrongType.output.contains("group_vars/all.yml:")
+                && wrongType.output.contains(
+                    "postgresql_version for host h1 must be an integer, not a string 'fifteen'"),
+            "\(wrongType.output)")
 
         let twoEtcd = try await deployEdited { hosts, _ in
-            hosts = hosts.replacingOccurrences(of: "h2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\n\n[balancers]", with: "h2 ansible_host=10.213.0.12\n\n[balancers]")
+            hosts = hosts.replacingOccurrences(
+                of: "h2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\n\n[balancers]",
+                with: "h2 ansible_host=10.213.0.12\n\n[balancers]")
         }
         #expect(twoEtcd.status != 0 && twoEtcd.changed.isEmpty)
-        #expect(twoEtcd.output.contains("hosts.ini:") && twoEtcd.output.contains("[etcd_cluster] has 2 member(s)"), "\(twoEtcd.output)")
+        #expect(
+            twoEtcd.output.contains("hosts.ini:") && twoEtcd.output.contains("[etcd_cluster] has 2 member(s)"),
+            "\(twoEtcd.output)")
 
         let foreignVIP = try await deployEdited { _, variables in
-            variables = variables.replacingOccurrences(of: "cluster_vip: \"10.213.0.100\"", with: "cluster_vip: \"10.99.0.100\"")
+            variables = variables.replacingOccurrences(
+                of: "cluster_vip: \"10.213.0.100\"", with: "cluster_vip: \"10.99.0.100\"")
         }
         #expect(foreignVIP.status != 0 && foreignVIP.changed.isEmpty, "\(foreignVIP.changed)")
         #expect(foreignVIP.output.contains("pre-flight failed on h4, nothing was changed"), "\(foreignVIP.output)")
@@ -61,7 +77,9 @@ extension LabTests {
         }
         #expect(unmounted.status != 0 && unmounted.changed.isEmpty, "\(unmounted.changed)")
         #expect(unmounted.output.contains("pre-flight failed on h1, nothing was changed"), "\(unmounted.output)")
-        #expect(unmounted.output.contains("the pgBackRest repository /srv/keel-shared/not-mounted does not exist here"), "\(unmounted.output)")
+        #expect(
+            unmounted.output.contains("the pgBackRest repository /srv/keel-shared/not-mounted does not exist here"),
+            "\(unmounted.output)")
 
         // Nothing of the cluster reached any host.
         let untouched = try await KeelBinary.run([
@@ -74,11 +92,13 @@ extension LabTests {
         // unless the inventory says to upgrade it.
         _ = try await remote(
             inventory, "h2",
-            "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends patroni >/dev/null && mkdir -p /etc/patroni && printf 'scope: old\\netcd3:\\n  hosts: 10.213.0.12:2379\\n' > /etc/patroni/config.yml")
+            "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends patroni >/dev/null && mkdir -p /etc/patroni && printf 'scope: old\\netcd3:\\n  hosts: 10.213.0.12:2379\\n' > /etc/patroni/config.yml"
+        )
         let oldPatroni = try await deployEdited { _, _ in }
         #expect(oldPatroni.status != 0 && oldPatroni.changed.isEmpty, "\(oldPatroni.changed)")
         #expect(oldPatroni.output.contains("pre-flight failed on h2, nothing was changed"), "\(oldPatroni.output)")
-        #expect(oldPatroni.output.contains("Patroni 3.0.2 manages PostgreSQL here with etcd v3"), "\(oldPatroni.output)")
+        #expect(
+            oldPatroni.output.contains("Patroni 3.0.2 manages PostgreSQL here with etcd v3"), "\(oldPatroni.output)")
         #expect(oldPatroni.output.contains("set keel_upgrade_patroni: true"), "\(oldPatroni.output)")
     }
 }

@@ -12,25 +12,35 @@ struct LabClusterInventory {
     /// With `databaseHostsOnly`, the balancers and the pgBackRest host are left out, HAProxy and pgBackRest off.
     init(databaseHostsOnly: Bool = false) throws {
         let lab = try String(contentsOfFile: Lab.inventory ?? "", encoding: .utf8)
-        let settings = lab.split(separator: "\n").filter { $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=") }
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let settings = lab.split(separator: "\n").filter {
+            $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=")
+        }
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("inventory/lab")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-deploy-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("keel-deploy-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/group_vars", withIntermediateDirectories: true)
         let hosts = try String(contentsOf: source.appendingPathComponent("hosts.ini"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("ansible_ssh_private_key_file=") && !$0.hasPrefix("keel_known_hosts_file=") }
             .joined(separator: "\n")
-        try (hosts + "\n" + settings.joined(separator: "\n") + "\n").write(toFile: directory + "/hosts.ini", atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(atPath: source.appendingPathComponent("group_vars/all.yml").path, toPath: directory + "/group_vars/all.yml")
+        try (hosts + "\n" + settings.joined(separator: "\n") + "\n").write(
+            toFile: directory + "/hosts.ini", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            atPath: source.appendingPathComponent("group_vars/all.yml").path, toPath: directory + "/group_vars/all.yml")
         path = directory + "/hosts.ini"
         if databaseHostsOnly {
             try String(contentsOfFile: path, encoding: .utf8)
-                .replacingOccurrences(of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: "")
+                .replacingOccurrences(
+                    of: "[balancers]\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n", with: ""
+                )
                 .replacingOccurrences(of: "[pgbackrest]\nh4 ansible_host=10.213.0.14\n", with: "")
                 .write(toFile: path, atomically: true, encoding: .utf8)
             try String(contentsOfFile: directory + "/group_vars/all.yml", encoding: .utf8)
-                .replacingOccurrences(of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false")
+                .replacingOccurrences(
+                    of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false"
+                )
                 .replacingOccurrences(of: "pgbackrest_install: true", with: "pgbackrest_install: false")
                 .write(toFile: directory + "/group_vars/all.yml", atomically: true, encoding: .utf8)
         }
@@ -39,19 +49,28 @@ struct LabClusterInventory {
     /// A generated password from `.keel-secrets.yml`.
     func secret(_ name: String) throws -> String {
         let text = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
-        return text.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) } ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map {
+            String($0.dropFirst(name.count + 2))
+        } ?? ""
     }
 }
 
 /// The deploy flow on fresh lab hosts: etcd + Patroni + PostgreSQL on h1..h3. Part of the lab suite, which runs
 /// one test at a time because tests share the hosts.
 extension LabTests {
-    func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") async throws -> (status: Int32, output: String) {
-        try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\""])
+    func sql(_ inventory: String, _ host: String, _ query: String, database: String = "postgres") async throws -> (
+        status: Int32, output: String
+    ) {
+        try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", host, "--",
+            "runuser -u postgres -- psql -XAtq -d \(database) -c \"\(query)\"",
+        ])
     }
 
     /// Polls `keel status --json` until `accept` holds (or `seconds` pass); returns the last members seen.
-    func members(_ inventory: String, within seconds: Int, until accept: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+    func members(_ inventory: String, within seconds: Int, until accept: ([[String: Any]]) -> Bool) async throws
+        -> [[String: Any]]
+    {
         var members: [[String: Any]] = []
         for _ in 0..<seconds {
             let status = try await KeelBinary.run(["status", "-i", inventory, "--json"])
@@ -64,18 +83,24 @@ extension LabTests {
     }
 
     func streamingReplicas(_ members: [[String: Any]]) -> [String] {
-        members.filter { ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming" }
-            .compactMap { $0["name"] as? String }.sorted()
+        members.filter {
+            ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming"
+        }
+        .compactMap { $0["name"] as? String }.sorted()
     }
 
     /// Runs `sql` as the app user through `host:port` (the VIP's HAProxy ports or a member's PgBouncer), from h1.
-    func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String) async throws -> String {
+    func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String)
+        async throws -> String
+    {
         let password = try cluster.secret("user_app")
         let command = "PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
         return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
     }
 
-    @Test("deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row")
+    @Test(
+        "deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row"
+    )
     func deploy() async throws {
         let cluster = try LabClusterInventory()
         let inventory = cluster.path
@@ -93,32 +118,46 @@ extension LabTests {
         let status = try await KeelBinary.run(["status", "-i", inventory])
         #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
         #expect(status.output.contains("backups on h4 (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
-        let backups = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h4", "--", "runuser -u pgbackrest -- pgbackrest --stanza=lab info"])
+        let backups = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h4", "--", "runuser -u pgbackrest -- pgbackrest --stanza=lab info",
+        ])
         #expect(backups.output.contains("status: ok") && backups.output.contains("full backup: "), "\(backups.output)")
 
-        let streaming = try await sql(inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
+        let streaming = try await sql(
+            inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
         #expect(streaming.output.contains("h1 | ok | exit 0\n2\n"), "\(streaming.output)")
-        let written = try await appSQL(cluster, "10.213.0.100", 5000, "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n; SELECT pg_is_in_recovery()")
+        let written = try await appSQL(
+            cluster, "10.213.0.100", 5000,
+            "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n; SELECT pg_is_in_recovery()")
         #expect(written.contains("h1 | ok | exit 0\nf\n"), "\(written)")
         var read = ""
         for _ in 0..<20 {
-            read = try await appSQL(cluster, "10.213.0.100", 5001, "SELECT count(*), pg_is_in_recovery() FROM keel_probe")
+            read = try await appSQL(
+                cluster, "10.213.0.100", 5001, "SELECT count(*), pg_is_in_recovery() FROM keel_probe")
             if read.contains("1000|t") { break }
             try await Task.sleep(for: .milliseconds(500))
         }
         #expect(read.contains("1000|t"), "read through the VIP's replica port: \(read)")
         let pooled = try await appSQL(cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe")
         #expect(pooled.contains("\n1000\n"), "read through PgBouncer on h2: \(pooled)")
-        let stats = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h1", "--", "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/"])
+        let stats = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1", "--",
+            "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/",
+        ])
         #expect(stats.output.contains("\n200"), "\(stats.output)")
         // Patroni's unsafe endpoints want the generated credentials; its health checks stay open to HAProxy.
-        let restart = "curl -s -o /dev/null -w '%{http_code} ' -X POST http://10.213.0.11:8008/restart; "
+        let restart =
+            "curl -s -o /dev/null -w '%{http_code} ' -X POST http://10.213.0.11:8008/restart; "
             + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.11:8008/restart; "
             + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X DELETE http://10.213.0.11:8008/restart; "
             + "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.11:8008/primary"
         let api = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", restart])
-        #expect(api.output.contains("\n401 202 200 200"), "unauthenticated 401, with the credentials a scheduled restart accepted and cancelled, GET open: \(api.output)")
-        let extensionPresent = try await sql(inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
+        #expect(
+            api.output.contains("\n401 202 200 200"),
+            "unauthenticated 401, with the credentials a scheduled restart accepted and cancelled, GET open: \(api.output)"
+        )
+        let extensionPresent = try await sql(
+            inventory, "h2", "SELECT extname FROM pg_extension WHERE extname = 'pg_stat_statements'", database: "app")
         #expect(extensionPresent.output.contains("pg_stat_statements"))
 
         let second = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
@@ -136,7 +175,9 @@ extension LabTests {
         try? FileManager.default.removeItem(atPath: secretsFile)
         try FileManager.default.moveItem(atPath: secretsFile + ".kept", toPath: secretsFile)
         #expect(withoutSecrets.status != 0 && changedWithoutSecrets.isEmpty)
-        #expect(withoutSecrets.output.contains("a cluster deployed by Keel runs here, but .keel-secrets.yml"), "\(withoutSecrets.output)")
+        #expect(
+            withoutSecrets.output.contains("a cluster deployed by Keel runs here, but .keel-secrets.yml"),
+            "\(withoutSecrets.output)")
 
         // A changed variable: --check shows exactly that change, the deploy applies it without a restart.
         let variables = cluster.directory + "/group_vars/all.yml"
@@ -151,7 +192,8 @@ extension LabTests {
         #expect(plan.output.contains("- work_mem: 8MB → 16MB\n"), "\(plan.output)")
         let applied = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(applied.status == 0, "\(applied.output)")
-        #expect(try EventStream(path: events).changedSteps == ["h1: patroni cluster configuration"], "\(applied.output)")
+        #expect(
+            try EventStream(path: events).changedSteps == ["h1: patroni cluster configuration"], "\(applied.output)")
         var workMem = ""
         for _ in 0..<20 {
             workMem = try await sql(inventory, "h2", "SHOW work_mem").output
@@ -164,19 +206,26 @@ extension LabTests {
         try setVariables(#"value: "200""#, #"value: "300""#)
         let restarted = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(restarted.status == 0, "\(restarted.output)")
-        #expect(restarted.output.contains("- restart h2 (") && restarted.output.contains("- restart h3 (") && restarted.output.contains("- restart h1 (leader)"))
+        #expect(
+            restarted.output.contains("- restart h2 (") && restarted.output.contains("- restart h3 (")
+                && restarted.output.contains("- restart h1 (leader)"))
         let starts = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1,h2,h3", "--",
             "cd /tmp && runuser -u postgres -- psql -XAtq -c \"SELECT current_setting('max_connections') || ' ' || extract(epoch FROM pg_postmaster_start_time())\"",
         ])
         var started: [String: Double] = [:]
         for host in ["h1", "h2", "h3"] {
-            let line = starts.output.components(separatedBy: "\(host) | ok | exit 0\n").dropFirst().first?.split(separator: "\n").first ?? ""
+            let line =
+                starts.output.components(separatedBy: "\(host) | ok | exit 0\n").dropFirst().first?.split(
+                    separator: "\n"
+                ).first ?? ""
             let fields = line.split(separator: " ")
             #expect(fields.first == "300", "max_connections on \(host): \(starts.output)")
             started[host] = fields.count == 2 ? Double(fields[1]) : nil
         }
-        #expect(started["h1"] ?? 0 > max(started["h2"] ?? .infinity, started["h3"] ?? .infinity), "the leader restarts last: \(started)")
+        #expect(
+            started["h1"] ?? 0 > max(started["h2"] ?? .infinity, started["h3"] ?? .infinity),
+            "the leader restarts last: \(started)")
         #expect(status.output.contains("vip: 10.213.0.100 held by h"), "\(status.output)")
 
         // Failover: the leader's host loses power; a replica takes over and the VIP's primary port works again.
@@ -184,10 +233,14 @@ extension LabTests {
         let failedOver = try await members(inventory, within: 90) { members in
             members.contains { ["h2", "h3"].contains($0["name"] as? String) && $0["role"] as? String == "leader" }
         }
-        #expect(failedOver.contains { ["h2", "h3"].contains($0["name"] as? String) && $0["role"] as? String == "leader" }, "\(failedOver)")
+        #expect(
+            failedOver.contains { ["h2", "h3"].contains($0["name"] as? String) && $0["role"] as? String == "leader" },
+            "\(failedOver)")
         var afterFailover = ""
         for _ in 0..<30 {
-            afterFailover = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "INSERT INTO keel_probe VALUES (1001); SELECT count(*) FROM keel_probe")
+            afterFailover = try await appSQL(
+                cluster, on: "h2", "10.213.0.100", 5000,
+                "INSERT INTO keel_probe VALUES (1001); SELECT count(*) FROM keel_probe")
             if afterFailover.contains("\n1001\n") { break }
             try await Task.sleep(for: .seconds(1))
         }
@@ -206,7 +259,9 @@ extension LabTests {
 }
 
 extension LabTests {
-    @Test("Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time")
+    @Test(
+        "Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time"
+    )
     func deployWithoutBalancers() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
@@ -216,9 +271,13 @@ extension LabTests {
         let mirror = try await Lab.run("pgdg").split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
         try #require(mirror.count == 2, "lab pgdg prints the mirror's URL and key file")
         func useRepository(_ path: String) throws {
-            try variables.replacingOccurrences(of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)")
-                .appending("\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n")
-                .write(toFile: variablesPath, atomically: true, encoding: .utf8)
+            try variables.replacingOccurrences(
+                of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)"
+            )
+            .appending(
+                "\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n"
+            )
+            .write(toFile: variablesPath, atomically: true, encoding: .utf8)
         }
 
         // A directory each host has for itself is not a shared repository: refused before Patroni starts.
@@ -226,18 +285,29 @@ extension LabTests {
         try useRepository("/srv/local-only")
         let local = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(local.status != 0)
-        #expect(local.output.contains("/srv/local-only on h1 is not the directory the other database hosts see: the marks of h2, h3 are missing here"), "\(local.output)")
+        #expect(
+            local.output.contains(
+                "/srv/local-only on h1 is not the directory the other database hosts see: the marks of h2, h3 are missing here"
+            ), "\(local.output)")
         #expect(!local.output.contains("PLAY patroni primary"), "\(local.output)")
 
         // The lab's shared directory, as an NFS export would be: the operator made the repository's directory.
-        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h1", "--", "mkdir -p /srv/keel-shared/pgbackrest"])
+        _ = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h1", "--", "mkdir -p /srv/keel-shared/pgbackrest",
+        ])
         try useRepository("/srv/keel-shared/pgbackrest")
         let events = cluster.path + ".events"
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
-        let packages = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15"])
-        #expect(packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6, "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages.output)")
-        let holder = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true"])
+        let packages = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
+        ])
+        #expect(
+            packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6,
+            "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages.output)")
+        let holder = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true",
+        ])
         #expect(holder.output.contains("h1 | ok | exit 0\n1\n"), "the VIP is on the leader: \(holder.output)")
         #expect(holder.output.contains("h2 | ok | exit 0\n0\n") && holder.output.contains("h3 | ok | exit 0\n0\n"))
         let password = try cluster.secret("user_app")
@@ -248,25 +318,39 @@ extension LabTests {
         #expect(write.output.contains("h3 | ok | exit 0\n10.213.0.100\n"), "\(write.output)")
         let status = try await KeelBinary.run(["status", "-i", cluster.path])
         #expect(status.output.contains("vip: 10.213.0.100 held by h1"), "\(status.output)")
-        #expect(status.output.contains("backups on /srv/keel-shared/pgbackrest (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
+        #expect(
+            status.output.contains("backups on /srv/keel-shared/pgbackrest (stanza lab): ok, 1 backup(s); last full "),
+            "\(status.output)")
 
         // The timers fire on every member; only the primary backs up. A replica sees the backup it made.
-        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h2", "--", "systemctl start pgbackrest-lab@diff.service"])
-        _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h1", "--", "systemctl start pgbackrest-lab@diff.service"])
-        let info = try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", "h3", "--", "runuser -u postgres -- pgbackrest --stanza=lab info"])
-        #expect(info.output.contains("full backup: ") && info.output.components(separatedBy: "diff backup: ").count == 2, "one diff backup, from h1: \(info.output)")
+        _ = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h2", "--", "systemctl start pgbackrest-lab@diff.service",
+        ])
+        _ = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h1", "--", "systemctl start pgbackrest-lab@diff.service",
+        ])
+        let info = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--limit", "h3", "--", "runuser -u postgres -- pgbackrest --stanza=lab info",
+        ])
+        #expect(
+            info.output.contains("full backup: ") && info.output.components(separatedBy: "diff backup: ").count == 2,
+            "one diff backup, from h1: \(info.output)")
 
         let second = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(second.status == 0, "\(second.output)")
         #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(second.output)")
 
         // A new REST API password reaches Patroni by a restart of each member in turn, never all at once.
-        let rotated = try String(contentsOfFile: variablesPath, encoding: .utf8) + "\npatroni_restapi_password: \"Rotated-api-1\"\n"
+        let rotated =
+            try String(contentsOfFile: variablesPath, encoding: .utf8)
+            + "\npatroni_restapi_password: \"Rotated-api-1\"\n"
         try rotated.write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let rotation = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(rotation.status == 0, "\(rotation.output)")
         for host in ["h1", "h2", "h3"] {
-            #expect(rotation.output.contains("- restart Patroni on \(host) and wait until the member is in service"), "\(rotation.output)")
+            #expect(
+                rotation.output.contains("- restart Patroni on \(host) and wait until the member is in service"),
+                "\(rotation.output)")
         }
         var started: [Double] = []
         for host in ["h1", "h2", "h3"] {
@@ -274,7 +358,9 @@ extension LabTests {
             started += start.output.split(separator: "\n").compactMap { Double($0) }
         }
         let order = started.sorted()
-        #expect(order.count == 3 && zip(order, order.dropFirst()).allSatisfy { $1 - $0 >= 1 }, "one member at a time: \(started)")
+        #expect(
+            order.count == 3 && zip(order, order.dropFirst()).allSatisfy { $1 - $0 >= 1 },
+            "one member at a time: \(started)")
         let api = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--limit", "h2", "--",
             "curl -s -o /dev/null -w '%{http_code} ' -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.12:8008/restart; "
@@ -282,6 +368,8 @@ extension LabTests {
         ])
         #expect(api.output.contains("\n202 200"), "Patroni and Keel both use the new password: \(api.output)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
-        #expect(healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2, "\(healthy)")
+        #expect(
+            healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2,
+            "\(healthy)")
     }
 }

@@ -6,12 +6,16 @@ enum KeelBinary {
     static var path: String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
-        if directory.lastPathComponent == "MacOS" { directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        if directory.lastPathComponent == "MacOS" {
+            directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        }
         return directory.appendingPathComponent("keel").path
     }
 
     /// Runs keel with `arguments`; returns its exit status and combined output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+        status: Int32, output: String
+    ) {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["SSH_AUTH_SOCK"] = nil

@@ -13,14 +13,18 @@ struct LabTests {
         #expect(result.output.contains("5 of 5 hosts answered"))
     }
 
-    @Test("the web-demo playbook: changes, then none; a hand edit is planned with its diff, then fixed with its handler")
+    @Test(
+        "the web-demo playbook: changes, then none; a hand edit is planned with its diff, then fixed with its handler")
     func webDemo() async throws {
-        let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString)").path
+        let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString)")
+            .path
         let apply = ["apply", "-i", inventory, "--limit", "h1:h2:h3", "web-demo", "--events", events]
         let first = try await KeelBinary.run(apply)
         #expect(first.status == 0, "\(first.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 >= 4 })
-        let page = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h1", "--", "curl -s http://10.213.0.12:8080/"])
+        let page = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1", "--", "curl -s http://10.213.0.12:8080/",
+        ])
         #expect(page.output.contains("<title>h2</title>"), "\(page.output)")
 
         let second = try await KeelBinary.run(apply)
@@ -30,13 +34,18 @@ struct LabTests {
         #expect(noop.handlers.isEmpty)
 
         let config = "/etc/nginx/sites-enabled/keel.conf"
-        let before = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", "sed -i 's/index index.html;/index index.htm;/' \(config) && sha256sum \(config)"])
+        let before = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h2", "--",
+            "sed -i 's/index index.html;/index index.htm;/' \(config) && sha256sum \(config)",
+        ])
         let check = try await KeelBinary.run(apply + ["--check"])
         #expect(check.status == 2, "\(check.output)")
         #expect(check.output.contains("-    index index.htm;\n        +    index index.html;"), "\(check.output)")
         #expect(try EventStream(path: events).changedSteps == ["h2: template \(config)"])
         let after = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", "sha256sum \(config)"])
-        #expect(before.output.split(separator: "\n").dropFirst().first == after.output.split(separator: "\n").dropFirst().first)
+        #expect(
+            before.output.split(separator: "\n").dropFirst().first
+                == after.output.split(separator: "\n").dropFirst().first)
 
         let fix = try await KeelBinary.run(apply)
         #expect(fix.status == 0, "\(fix.output)")
@@ -47,7 +56,9 @@ struct LabTests {
 
     @Test("lab hosts have no route out: only the bridge is reachable")
     func isolated() async throws {
-        let routes = try await KeelBinary.run(["exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok"])
+        let routes = try await KeelBinary.run([
+            "exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok",
+        ])
         #expect(routes.status == 0, "\(routes.output)")
         #expect(!routes.output.contains("default"))
         #expect(routes.output.components(separatedBy: "bridge-ok").count == 6)
@@ -71,7 +82,9 @@ struct LabTests {
             "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cowsay >/dev/null 2>&1",
         ])
         #expect(install.status == 0, "\(install.output)")
-        let check = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h1:h2", "--", "/usr/games/cowsay moo | grep -c moo"])
+        let check = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1:h2", "--", "/usr/games/cowsay moo | grep -c moo",
+        ])
         #expect(check.output.contains("h1 | ok | exit 0\n1\n"), "\(check.output)")
         #expect(check.output.contains("h2 | ok | exit 0\n1\n"), "\(check.output)")
     }
@@ -81,7 +94,9 @@ struct LabTests {
         try await Lab.run("kill", "h3")
         let down = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h3", "--connect-timeout", "2"])
         #expect(down.status == 1)
-        #expect(down.output.contains("h3 | UNREACHABLE | 10.213.0.13: connect: no answer from 10.213.0.13 port 22"), "\(down.output)")
+        #expect(
+            down.output.contains("h3 | UNREACHABLE | 10.213.0.13: connect: no answer from 10.213.0.13 port 22"),
+            "\(down.output)")
         try await Lab.run("start", "h3")
         let up = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h3"])
         #expect(up.status == 0, "\(up.output)")
@@ -106,7 +121,9 @@ struct LabTests {
     func reset() async throws {
         _ = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "touch /root/marker"])
         try await Lab.run("reset")
-        let after = try await KeelBinary.run(["exec", "-i", inventory, "--", "test ! -e /root/marker && ! dpkg -s cowsay >/dev/null 2>&1"])
+        let after = try await KeelBinary.run([
+            "exec", "-i", inventory, "--", "test ! -e /root/marker && ! dpkg -s cowsay >/dev/null 2>&1",
+        ])
         #expect(after.status == 0, "\(after.output)")
         #expect(after.output.contains("5 of 5 hosts succeeded"))
     }

@@ -9,12 +9,16 @@ extension LabTests {
     func remote(_ inventory: String, _ host: String, _ command: String) async throws -> [String] {
         let result = try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", command])
         #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result.output)")
-        return result.output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded") }
+        return result.output.split(separator: "\n").map(String.init).filter {
+            !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded")
+        }
     }
 
     /// Pulls the leader's cable for longer than Patroni's ttl while a writer on another member inserts rows one
     /// by one through the VIP's primary port and records those it got a clean commit for.
-    func partitionKeepsAcknowledgedRows(_ cluster: LabClusterInventory, databaseHosts: [String] = ["h1", "h2", "h3"]) async throws {
+    func partitionKeepsAcknowledgedRows(_ cluster: LabClusterInventory, databaseHosts: [String] = ["h1", "h2", "h3"])
+        async throws
+    {
         let inventory = cluster.path
         let before = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
         let leader = try #require(before.first { $0["role"] as? String == "leader" }?["name"] as? String)
@@ -36,12 +40,16 @@ extension LabTests {
             touch /tmp/writer.done
             """
         let encoded = Data(writer.utf8).base64EncodedString()
-        _ = try await remote(inventory, writerHost, "echo \(encoded) | base64 -d > /tmp/writer.sh; setsid nohup bash /tmp/writer.sh >/dev/null 2>&1 </dev/null &")
+        _ = try await remote(
+            inventory, writerHost,
+            "echo \(encoded) | base64 -d > /tmp/writer.sh; setsid nohup bash /tmp/writer.sh >/dev/null 2>&1 </dev/null &"
+        )
         try await Task.sleep(for: .seconds(10))
         try await Lab.run("net-down", leader)
         try await Task.sleep(for: .seconds(45))
         try await Lab.run("net-up", leader)
-        for _ in 0..<60 where try await remote(inventory, writerHost, "[ -f /tmp/writer.done ] && echo done || true") != ["done"] {
+        for _ in 0..<60
+        where try await remote(inventory, writerHost, "[ -f /tmp/writer.done ] && echo done || true") != ["done"] {
             try await Task.sleep(for: .seconds(1))
         }
 
@@ -49,13 +57,17 @@ extension LabTests {
         let after = try await members(inventory, within: 180) { streamingReplicas($0).count == 2 }
         #expect(after.filter { $0["role"] as? String == "leader" }.count == 1, "\(after)")
         #expect(streamingReplicas(after).contains(leader), "the old leader \(leader) rejoins as a replica: \(after)")
-        let acknowledged = try await remote(inventory, writerHost, "wc -l < /tmp/acked").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let acknowledged =
+            try await remote(inventory, writerHost, "wc -l < /tmp/acked").first.flatMap {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            } ?? 0
         #expect(acknowledged > 100, "the writer got commits: \(acknowledged)")
 
         // Every acknowledged row is on the final leader.
         let missing = try await remote(
             inventory, writerHost,
-            "PGPASSWORD='\(password)' psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c 'SELECT id FROM acked' | sort > /tmp/present; sort /tmp/acked | comm -23 - /tmp/present | wc -l")
+            "PGPASSWORD='\(password)' psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c 'SELECT id FROM acked' | sort > /tmp/present; sort /tmp/acked | comm -23 - /tmp/present | wc -l"
+        )
         #expect(missing == ["0"], "acknowledged rows missing on the leader: \(missing)")
 
         // Every member holds the same rows and agrees on every timeline's history.
@@ -63,7 +75,9 @@ extension LabTests {
         for _ in 0..<60 {
             for host in databaseHosts {
                 fingerprints[host] = try await remote(
-                    inventory, host, "runuser -u postgres -- psql -XAtq -d app -c \"SELECT count(*) || ' ' || md5(string_agg(id::text, ',' ORDER BY id)) FROM acked\"").first
+                    inventory, host,
+                    "runuser -u postgres -- psql -XAtq -d app -c \"SELECT count(*) || ' ' || md5(string_agg(id::text, ',' ORDER BY id)) FROM acked\""
+                ).first
             }
             if Set(fingerprints.values).count == 1 { break }
             try await Task.sleep(for: .seconds(1))
@@ -72,14 +86,18 @@ extension LabTests {
         var histories: [String: Set<String>] = [:]
         for host in databaseHosts {
             let lines = try await remote(
-                inventory, host, "cd /var/lib/postgresql/15/main/pg_wal && for f in *.history; do [ -f \"$f\" ] && echo \"$f $(md5sum < \"$f\" | cut -c1-32)\"; done; true")
+                inventory, host,
+                "cd /var/lib/postgresql/15/main/pg_wal && for f in *.history; do [ -f \"$f\" ] && echo \"$f $(md5sum < \"$f\" | cut -c1-32)\"; done; true"
+            )
             for line in lines {
                 let parts = line.split(separator: " ").map(String.init)
                 if parts.count == 2 { histories[parts[0], default: []].insert("\(host):\(parts[1])") }
             }
         }
         for (file, copies) in histories {
-            #expect(Set(copies.map { $0.split(separator: ":")[1] }).count == 1, "timeline history \(file) differs across members: \(copies.sorted())")
+            #expect(
+                Set(copies.map { $0.split(separator: ":")[1] }).count == 1,
+                "timeline history \(file) differs across members: \(copies.sorted())")
         }
     }
 }

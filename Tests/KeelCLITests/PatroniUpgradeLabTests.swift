@@ -6,7 +6,9 @@ import Testing
 /// Patroni in place, one member at a time, keeping its data.
 extension LabTests {
     /// Debian's Patroni 3.0.2 configuration for member `host` (address `address`) of scope `lab`, in etcd v3.
-    private func debianPatroniConfig(_ host: String, _ address: String, superuser: String, replication: String) -> String {
+    private func debianPatroniConfig(_ host: String, _ address: String, superuser: String, replication: String)
+        -> String
+    {
         """
         scope: lab
         namespace: /service/
@@ -52,13 +54,16 @@ extension LabTests {
         """
     }
 
-    @Test("a running cluster of Debian's Patroni 3.0.2 is replaced in place with keel_upgrade_patroni: one member at a time, the same data on every member, then 0 changed")
+    @Test(
+        "a running cluster of Debian's Patroni 3.0.2 is replaced in place with keel_upgrade_patroni: one member at a time, the same data on every member, then 0 changed"
+    )
     func deployReplacesRunningUnsafePatroni() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let (superuser, replication) = ("Old-superuser-1", "Old-replication-1")
-        let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
+        let variables =
+            try String(contentsOfFile: variablesPath, encoding: .utf8)
             + "\npatroni_superuser_password: \"\(superuser)\"\npatroni_replication_password: \"\(replication)\"\n"
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
 
@@ -66,34 +71,55 @@ extension LabTests {
         let etcd = try await KeelBinary.run(["deploy", "-i", cluster.path, "--tags", "etcd"])
         #expect(etcd.status == 0, "\(etcd.output)")
         for (index, host) in ["h1", "h2", "h3"].enumerated() {
-            let config = debianPatroniConfig(host, "10.213.0.1\(index + 1)", superuser: superuser, replication: replication)
+            let config = debianPatroniConfig(
+                host, "10.213.0.1\(index + 1)", superuser: superuser, replication: replication)
             _ = try await remote(
                 cluster.path, host,
                 "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-15 patroni >/dev/null"
                     + " && pg_dropcluster --stop 15 main && printf '%s' \(shellQuoted(config)) > /etc/patroni/config.yml"
                     + " && chown postgres: /etc/patroni/config.yml && chmod 600 /etc/patroni/config.yml && systemctl restart patroni"
-                    + " && for i in $(seq 120); do curl -sf -o /dev/null http://10.213.0.1\(index + 1):8008/health && exit 0; sleep 1; done; exit 1")
+                    + " && for i in $(seq 120); do curl -sf -o /dev/null http://10.213.0.1\(index + 1):8008/health && exit 0; sleep 1; done; exit 1"
+            )
         }
-        let streaming = "cd /tmp && runuser -u postgres -- psql -XAtq -c \"SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'\""
-        _ = try await remote(cluster.path, "h1", "for i in $(seq 120); do [ \"$(\(streaming))\" = 2 ] && exit 0; sleep 1; done; exit 1")
+        let streaming =
+            "cd /tmp && runuser -u postgres -- psql -XAtq -c \"SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'\""
+        _ = try await remote(
+            cluster.path, "h1", "for i in $(seq 120); do [ \"$(\(streaming))\" = 2 ] && exit 0; sleep 1; done; exit 1")
         let rows = "SELECT count(*), md5(string_agg(n::text, ',' ORDER BY n)) FROM kept"
-        _ = try await remote(cluster.path, "h1", "cd /tmp && runuser -u postgres -- psql -XAtq -c 'CREATE TABLE kept AS SELECT generate_series(1, 1000) AS n'")
-        let identity = try await remote(cluster.path, "h1", "cd /tmp && runuser -u postgres -- psql -XAtq -c 'SELECT system_identifier FROM pg_control_system()'")
+        _ = try await remote(
+            cluster.path, "h1",
+            "cd /tmp && runuser -u postgres -- psql -XAtq -c 'CREATE TABLE kept AS SELECT generate_series(1, 1000) AS n'"
+        )
+        let identity = try await remote(
+            cluster.path, "h1",
+            "cd /tmp && runuser -u postgres -- psql -XAtq -c 'SELECT system_identifier FROM pg_control_system()'")
 
         try (variables + "keel_upgrade_patroni: true\n").write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let upgrade = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(upgrade.status == 0, "\(upgrade.output)")
         for host in ["h1", "h2", "h3"] {
-            #expect(upgrade.output.contains("\(host) | changed | Debian's older Patroni, stopped if it runs"), "\(upgrade.output)")
+            #expect(
+                upgrade.output.contains("\(host) | changed | Debian's older Patroni, stopped if it runs"),
+                "\(upgrade.output)")
         }
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
-        #expect(healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2, "\(healthy)")
+        #expect(
+            healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2,
+            "\(healthy)")
         for host in ["h1", "h2", "h3"] {
-            let patroni = try await remote(cluster.path, host, "dpkg-query -W -f '${db:Status-Abbrev}' patroni; echo; systemctl show -p ExecStart --value patroni")
-                .joined(separator: "\n")
+            let patroni = try await remote(
+                cluster.path, host,
+                "dpkg-query -W -f '${db:Status-Abbrev}' patroni; echo; systemctl show -p ExecStart --value patroni"
+            )
+            .joined(separator: "\n")
             #expect(!patroni.contains("ii ") && patroni.contains("/opt/patroni/bin/patroni"), "\(host): \(patroni)")
-            let same = try await remote(cluster.path, host, "cd /tmp && runuser -u postgres -- psql -XAtq -c \"\(rows)\" -c 'SELECT system_identifier FROM pg_control_system()'")
-            #expect(same.first?.hasPrefix("1000|") == true && same.last == identity.first, "\(host) holds the same cluster and rows: \(same) vs \(identity)")
+            let same = try await remote(
+                cluster.path, host,
+                "cd /tmp && runuser -u postgres -- psql -XAtq -c \"\(rows)\" -c 'SELECT system_identifier FROM pg_control_system()'"
+            )
+            #expect(
+                same.first?.hasPrefix("1000|") == true && same.last == identity.first,
+                "\(host) holds the same cluster and rows: \(same) vs \(identity)")
         }
 
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)

@@ -5,7 +5,9 @@ import Testing
 /// A PostgreSQL already running standalone on the `[master]` host becomes the cluster's leader with its data; an
 /// unsafe Patroni from Debian beside it is replaced when the inventory says so.
 extension LabTests {
-    @Test("a standalone PostgreSQL on the master host is taken over: its rows reach the replicas; Debian's Patroni 3.0.2 there is replaced with keel_upgrade_patroni")
+    @Test(
+        "a standalone PostgreSQL on the master host is taken over: its rows reach the replicas; Debian's Patroni 3.0.2 there is replaced with keel_upgrade_patroni"
+    )
     func deployTakesOverStandalone() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
         try await Lab.run("reset")
@@ -15,22 +17,34 @@ extension LabTests {
             cluster.path, "h1",
             "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-15 patroni >/dev/null"
                 + " && printf 'scope: old\\netcd3:\\n  hosts: 10.213.0.11:2379\\n' > /etc/patroni/config.yml"
-                + " && cd /tmp && runuser -u postgres -- psql -XAtq -c 'CREATE TABLE legacy AS SELECT generate_series(1, 500) AS n'")
+                + " && cd /tmp && runuser -u postgres -- psql -XAtq -c 'CREATE TABLE legacy AS SELECT generate_series(1, 500) AS n'"
+        )
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
-        try (variables + "\nkeel_upgrade_patroni: true\n").write(toFile: variablesPath, atomically: true, encoding: .utf8)
+        try (variables + "\nkeel_upgrade_patroni: true\n").write(
+            toFile: variablesPath, atomically: true, encoding: .utf8)
 
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
-        #expect(deploy.output.contains("h1 | changed | takeover of a standalone PostgreSQL in the data directory, if one is there"), "\(deploy.output)")
+        #expect(
+            deploy.output.contains(
+                "h1 | changed | takeover of a standalone PostgreSQL in the data directory, if one is there"),
+            "\(deploy.output)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
-        #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"], "\(healthy)")
+        #expect(
+            healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"],
+            "\(healthy)")
         for host in ["h1", "h2", "h3"] {
             let rows = try await sql(cluster.path, host, "SELECT count(*) FROM legacy")
             #expect(rows.output.contains("\(host) | ok | exit 0\n500\n"), "\(host): \(rows.output)")
         }
-        let patroni = try await remote(cluster.path, "h1", "dpkg-query -W -f '${db:Status-Abbrev}' patroni; echo; systemctl show -p ExecStart --value patroni").joined(separator: "\n")
-        #expect(!patroni.contains("ii ") && patroni.contains("/opt/patroni/bin/patroni"), "Debian's Patroni is gone, Keel's runs: \(patroni)")
+        let patroni = try await remote(
+            cluster.path, "h1",
+            "dpkg-query -W -f '${db:Status-Abbrev}' patroni; echo; systemctl show -p ExecStart --value patroni"
+        ).joined(separator: "\n")
+        #expect(
+            !patroni.contains("ii ") && patroni.contains("/opt/patroni/bin/patroni"),
+            "Debian's Patroni is gone, Keel's runs: \(patroni)")
 
         // Replaced, the old Patroni no longer stops a deploy that does not ask for the upgrade.
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)

@@ -14,7 +14,9 @@ struct AuthenticationTests {
                 .split(separator: " ").prefix(2).joined(separator: " ")
             try "[127.0.0.1]:\(server.port) \(impostor)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
             for policy in [SSHConfiguration.HostKeyPolicy.strict, .acceptNew] {
-                let error = await sshError { _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts, policy: policy)) }
+                let error = await sshError {
+                    _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts, policy: policy))
+                }
                 #expect(error?.code == .hostKeyMismatch)
                 #expect(error?.message.contains("HOST KEY CHANGED") == true)
             }
@@ -25,12 +27,15 @@ struct AuthenticationTests {
     func unknownHostKey() async throws {
         try await TestSSHServer.with { server in
             let knownHosts = server.freshPath("known_hosts")
-            let strict = await sshError { _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts)) }
+            let strict = await sshError {
+                _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts))
+            }
             #expect(strict?.code == .hostKeyUnknown)
             #expect(strict?.message.contains("--accept-new-host-keys") == true)
             #expect(!FileManager.default.fileExists(atPath: knownHosts))
 
-            let accepted = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts, policy: .acceptNew))
+            let accepted = try await SSHConnection.connect(
+                server.configuration(knownHosts: knownHosts, policy: .acceptNew))
             await accepted.close()
             let recorded = try String(contentsOfFile: knownHosts, encoding: .utf8)
             #expect(recorded.hasPrefix("[127.0.0.1]:\(server.port) ssh-ed25519 "))
@@ -54,7 +59,9 @@ struct AuthenticationTests {
     @Test("a key the server does not know is refused with a message naming the key and user")
     func wrongKey() async throws {
         try await TestSSHServer.with { server in
-            let error = await sshError { _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientStranger)) }
+            let error = await sshError {
+                _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientStranger))
+            }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.message.contains(server.keys.clientStranger) == true)
             #expect(error?.message.contains("authorized_keys") == true)
@@ -65,10 +72,13 @@ struct AuthenticationTests {
     func passphrases() async throws {
         try await TestSSHServer.with { server in
             let key = server.keys.clientEncrypted
-            let connection = try await SSHConnection.connect(server.configuration(key: key, passphrase: server.keys.passphrase))
+            let connection = try await SSHConnection.connect(
+                server.configuration(key: key, passphrase: server.keys.passphrase))
             #expect(try await connection.run("echo ok").stdoutText == "ok\n")
 
-            let wrong = await sshError { _ = try await SSHConnection.connect(server.configuration(key: key, passphrase: "nope")) }
+            let wrong = await sshError {
+                _ = try await SSHConnection.connect(server.configuration(key: key, passphrase: "nope"))
+            }
             #expect(wrong?.code == .wrongPassphrase)
             #expect(wrong?.message == "wrong passphrase for private key \(key)")
 
@@ -81,7 +91,9 @@ struct AuthenticationTests {
     @Test("an RSA key refused for its SHA-1 signature says so and suggests ed25519")
     func rsaKey() async throws {
         try await TestSSHServer.with { server in
-            let error = await sshError { _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientRSA)) }
+            let error = await sshError {
+                _ = try await SSHConnection.connect(server.configuration(key: server.keys.clientRSA))
+            }
             #expect(error?.code == .rsaSHA1Refused)
             #expect(error?.message.contains("rsa-sha2-256/512") == true)
             #expect(error?.message.contains("ed25519") == true)
@@ -118,7 +130,8 @@ struct AgentTests {
             #expect(empty?.code == .authenticationFailed)
             #expect(empty?.message.contains("ssh-agent") == true)
 
-            let added = try Shell.capture("/usr/bin/ssh-add", [server.keys.clientEd25519], environment: ["SSH_AUTH_SOCK": socket])
+            let added = try Shell.capture(
+                "/usr/bin/ssh-add", [server.keys.clientEd25519], environment: ["SSH_AUTH_SOCK": socket])
             #expect(added.status == 0, "\(added.output)")
             let connection = try await SSHConnection.connect(configuration)
             #expect(try await connection.run("echo agent").stdoutText == "agent\n")

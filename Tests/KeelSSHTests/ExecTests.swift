@@ -109,7 +109,11 @@ struct ExecTests {
         let results = try await withThrowingTaskGroup(of: (Int, ExecResult).self) { group in
             for index in 0..<count {
                 group.addTask {
-                    (index, try await connection.run("sleep 0.1; echo out-\(index); echo err-\(index) >&2; exit \(index % 7)"))
+                    (
+                        index,
+                        try await connection.run(
+                            "sleep 0.1; echo out-\(index); echo err-\(index) >&2; exit \(index % 7)")
+                    )
                 }
             }
             return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }

@@ -17,7 +17,8 @@ struct FileTransferTests {
             try Data(bytes).write(to: URL(fileURLWithPath: local))
             let expected = try Shell.run("/usr/bin/sha256sum", [local]).prefix(64)
 
-            let remoteDirectory = try await connection.run("mktemp -d").stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            let remoteDirectory = try await connection.run("mktemp -d").stdoutText.trimmingCharacters(
+                in: .whitespacesAndNewlines)
             let remote = remoteDirectory + "/big.bin"
             try await connection.upload(bytes, to: remote, mode: 0o640, timeout: .seconds(120))
             let check = try await connection.run("sha256sum \(remote); stat -c %a \(remote); ls -A \(remoteDirectory)")
@@ -33,7 +34,8 @@ struct FileTransferTests {
     func replaceAndDownload() async throws {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
-            let directory = try await connection.run("mktemp -d").stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = try await connection.run("mktemp -d").stdoutText.trimmingCharacters(
+                in: .whitespacesAndNewlines)
             let path = directory + "/config"
             try await connection.upload(Array("first\n".utf8), to: path)
             try await connection.upload(Array("second ✓\n".utf8), to: path, mode: 0o600)
@@ -51,8 +53,11 @@ struct FileTransferTests {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
             let path = "/root/keel-upload-test-\(UUID().uuidString.prefix(8))"
-            try await connection.upload(Array("secret\n".utf8), to: path, mode: 0o600, owner: "root", group: "root", become: Become())
-            let check = try await connection.run("stat -c '%U %a' \(path); cat \(path); rm -f \(path); ls -A /tmp | grep -c '^\\.keel-' || true", become: Become())
+            try await connection.upload(
+                Array("secret\n".utf8), to: path, mode: 0o600, owner: "root", group: "root", become: Become())
+            let check = try await connection.run(
+                "stat -c '%U %a' \(path); cat \(path); rm -f \(path); ls -A /tmp | grep -c '^\\.keel-' || true",
+                become: Become())
             #expect(check.stdoutText == "root 600\nsecret\n0\n")
         }
     }

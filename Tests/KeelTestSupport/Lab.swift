@@ -1,5 +1,5 @@
-import Testing
 import Foundation
+import Testing
 
 /// The project's lab of real Linux hosts (`Tests/lab/lab`), as integration tests use it.
 ///
@@ -10,7 +10,9 @@ public enum Lab {
 
     /// The inventory `lab inventory` wrote, when the lab is up.
     public static var inventory: String? {
-        ProcessInfo.processInfo.environment["KEEL_LAB_INVENTORY"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        ProcessInfo.processInfo.environment["KEEL_LAB_INVENTORY"].flatMap {
+            FileManager.default.fileExists(atPath: $0) ? $0 : nil
+        }
     }
 
     public static var isAvailable: Bool { inventory != nil && getuid() == 0 }
@@ -19,7 +21,9 @@ public enum Lab {
     @discardableResult
     public static func run(_ arguments: String...) async throws -> String {
         let (status, output) = try await Shell.captureAsync(script, arguments)
-        guard status == 0 else { throw Shell.ShellError(description: "lab \(arguments.joined(separator: " ")) exited \(status): \(output)") }
+        guard status == 0 else {
+            throw Shell.ShellError(description: "lab \(arguments.joined(separator: " ")) exited \(status): \(output)")
+        }
         return output
     }
 

@@ -6,7 +6,9 @@ import Keel
 public struct LocalTransport: Transport {
     public init() {}
 
-    public func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int) async throws -> ExecResult {
+    public func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int)
+        async throws -> ExecResult
+    {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-local-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -23,9 +25,15 @@ public struct LocalTransport: Transport {
             exitStatus: status)
     }
 
-    public func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?, timeout: Duration?) async throws {
+    public func upload(
+        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
+        timeout: Duration?
+    ) async throws {
         let staging = path + ".keel-staging"
-        guard FileManager.default.createFile(atPath: staging, contents: Data(bytes), attributes: [.posixPermissions: mode]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: staging, contents: Data(bytes), attributes: [.posixPermissions: mode])
+        else {
             throw ResourceError("cannot write \(staging)")
         }
         if rename(staging, path) != 0 { throw ResourceError("cannot rename \(staging) to \(path)") }

@@ -28,7 +28,8 @@ public final class TestSSHServer: Sendable {
         keys = try TestKeys.shared()
         user = try TestUser.shared()
         port = try FreePort.find()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-sshd-\(port)-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keel-sshd-\(port)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         var config = """
@@ -50,7 +51,8 @@ public final class TestSSHServer: Sendable {
         if let maxSessions { config += "MaxSessions \(maxSessions)\n" }
         let configPath = directory.appendingPathComponent("sshd_config").path
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        pid = try Shell.spawn("/usr/sbin/sshd", ["-D", "-f", configPath, "-E", directory.appendingPathComponent("sshd.log").path])
+        pid = try Shell.spawn(
+            "/usr/sbin/sshd", ["-D", "-f", configPath, "-E", directory.appendingPathComponent("sshd.log").path])
         try FreePort.waitUntilListening(port, timeout: 10)
     }
 
@@ -92,7 +94,11 @@ public struct TestKeys: Sendable {
     public var authorizedKeys: String { directory + "/authorized_keys" }
     public let passphrase = "correct horse battery staple"
 
-    private static let generated = Result { try TestKeys(generatingIn: FileManager.default.temporaryDirectory.appendingPathComponent("keel-test-keys-\(getpid())").path) }
+    private static let generated = Result {
+        try TestKeys(
+            generatingIn: FileManager.default.temporaryDirectory.appendingPathComponent("keel-test-keys-\(getpid())")
+                .path)
+    }
 
     public static func shared() throws -> TestKeys { try generated.get() }
 
@@ -101,7 +107,8 @@ public struct TestKeys: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func keygen(_ path: String, _ type: String, passphrase: String = "", bits: [String] = []) throws {
-            try Shell.run("/usr/bin/ssh-keygen", ["-q", "-t", type] + bits + ["-N", passphrase, "-C", "keel-test", "-f", path])
+            try Shell.run(
+                "/usr/bin/ssh-keygen", ["-q", "-t", type] + bits + ["-N", passphrase, "-C", "keel-test", "-f", path])
         }
         try keygen(hostEd25519, "ed25519")
         try keygen(hostECDSA, "ecdsa")
@@ -158,7 +165,9 @@ public enum Shell {
     public static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
         let result = try capture(executable, arguments, input: input)
         guard result.status == 0 else {
-            throw ShellError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(result.status): \(result.output)")
+            throw ShellError(
+                description:
+                    "\(executable) \(arguments.joined(separator: " ")) exited \(result.status): \(result.output)")
         }
         return result.output
     }
@@ -169,7 +178,9 @@ public enum Shell {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil
     ) async throws -> (status: Int32, output: String) {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try capture(executable, arguments, environment: environment) }) }.start()
+            Thread {
+                continuation.resume(with: Result { try capture(executable, arguments, environment: environment) })
+            }.start()
         }
     }
 
@@ -218,7 +229,9 @@ public enum Shell {
         let envp = environmentLines.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw ShellError(description: "cannot start \(executable): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else {
+            throw ShellError(description: "cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
         return pid
     }
 

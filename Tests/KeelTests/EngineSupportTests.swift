@@ -1,7 +1,8 @@
 import Foundation
-@testable import Keel
 import KeelTestSupport
 import Testing
+
+@testable import Keel
 
 @Suite("Probe batches, diffs, checksums and facts")
 struct EngineSupportTests {
@@ -28,26 +29,28 @@ struct EngineSupportTests {
     func unifiedDiff() {
         let old = (1...10).map { "line \($0)" }.joined(separator: "\n") + "\n"
         let new = old.replacingOccurrences(of: "line 5\n", with: "line five\n")
-        #expect(UnifiedDiff.make(old: old, new: new, path: "/etc/x") == """
-            --- /etc/x (on host)
-            +++ /etc/x (wanted)
-            @@ -2,7 +2,7 @@
-             line 2
-             line 3
-             line 4
-            -line 5
-            +line five
-             line 6
-             line 7
-             line 8
+        #expect(
+            UnifiedDiff.make(old: old, new: new, path: "/etc/x") == """
+                --- /etc/x (on host)
+                +++ /etc/x (wanted)
+                @@ -2,7 +2,7 @@
+                 line 2
+                 line 3
+                 line 4
+                -line 5
+                +line five
+                 line 6
+                 line 7
+                 line 8
 
-            """)
+                """)
         #expect(UnifiedDiff.make(old: old, new: old, path: "/etc/x").isEmpty)
     }
 
     @Test("facts parse from the probe's key=value lines")
     func facts() {
-        let facts = Facts.parse("""
+        let facts = Facts.parse(
+            """
             os_id=debian
             os_version=12
             os_like=

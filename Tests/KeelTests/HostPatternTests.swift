@@ -11,16 +11,18 @@ struct HostPatternTests {
         inventory = try fixture.load("cluster.ini")
     }
 
-    @Test("groups, hosts, unions, exclusions, intersections and globs", arguments: [
-        ("replica", ["10.213.0.12", "10.213.0.13"]),
-        ("10.213.0.14", ["10.213.0.14"]),
-        ("master:balancers", ["10.213.0.11", "10.213.0.14", "10.213.0.15"]),
-        ("all:!etcd_cluster", ["10.213.0.14", "10.213.0.15"]),
-        ("postgres_cluster:&etcd_cluster:!master", ["10.213.0.12", "10.213.0.13"]),
-        ("10.213.0.1[45]", ["10.213.0.14", "10.213.0.15"]),
-        ("postgres*", ["10.213.0.11", "10.213.0.12", "10.213.0.13"]),
-        ("master,replica", ["10.213.0.11", "10.213.0.12", "10.213.0.13"]),
-    ])
+    @Test(
+        "groups, hosts, unions, exclusions, intersections and globs",
+        arguments: [
+            ("replica", ["10.213.0.12", "10.213.0.13"]),
+            ("10.213.0.14", ["10.213.0.14"]),
+            ("master:balancers", ["10.213.0.11", "10.213.0.14", "10.213.0.15"]),
+            ("all:!etcd_cluster", ["10.213.0.14", "10.213.0.15"]),
+            ("postgres_cluster:&etcd_cluster:!master", ["10.213.0.12", "10.213.0.13"]),
+            ("10.213.0.1[45]", ["10.213.0.14", "10.213.0.15"]),
+            ("postgres*", ["10.213.0.11", "10.213.0.12", "10.213.0.13"]),
+            ("master,replica", ["10.213.0.11", "10.213.0.12", "10.213.0.13"]),
+        ])
     func patterns(pattern: String, expected: [String]) throws {
         #expect(try inventory.select(pattern) == expected)
     }

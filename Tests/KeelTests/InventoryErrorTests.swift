@@ -6,7 +6,9 @@ import Testing
 struct InventoryErrorTests {
     @Test("INI: a child group that is not defined")
     func unknownChildINI() throws {
-        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n[replica]\n10.0.0.2\n[postgres_cluster:children]\nmaster\nreplcia\n"])
+        let fixture = try InventoryFixture([
+            "hosts.ini": "[master]\n10.0.0.1\n[replica]\n10.0.0.2\n[postgres_cluster:children]\nmaster\nreplcia\n"
+        ])
         let error = try #require(fixture.error(loading: "hosts.ini"))
         #expect(error.location == SourceLocation(file: fixture.path("hosts.ini"), line: 7))
         #expect(error.message == "group 'replcia' is listed as a child of 'postgres_cluster' but is not defined")
@@ -16,7 +18,8 @@ struct InventoryErrorTests {
     @Test("YAML: a child group that is not defined")
     func unknownChildYAML() throws {
         let fixture = try InventoryFixture([
-            "inventory.yml": "all:\n  children:\n    master:\n      hosts:\n        pg1:\n    postgres_cluster:\n      children:\n        master:\n        replcia:\n",
+            "inventory.yml":
+                "all:\n  children:\n    master:\n      hosts:\n        pg1:\n    postgres_cluster:\n      children:\n        master:\n        replcia:\n"
         ])
         let error = try #require(fixture.error(loading: "inventory.yml"))
         #expect(error.location?.line == 9)
@@ -25,7 +28,9 @@ struct InventoryErrorTests {
 
     @Test("a host defined twice with conflicting variables")
     func conflictingHost() throws {
-        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n\n[etcd_cluster]\n10.0.0.1 hostname=pg9\n"])
+        let fixture = try InventoryFixture([
+            "hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n\n[etcd_cluster]\n10.0.0.1 hostname=pg9\n"
+        ])
         let error = try #require(fixture.error(loading: "hosts.ini"))
         #expect(error.location?.line == 5)
         #expect(error.message.contains("host 10.0.0.1 is defined twice with different values for hostname"))
@@ -34,7 +39,9 @@ struct InventoryErrorTests {
 
     @Test("the same host in two groups with the same variables is fine")
     func repeatedHost() throws {
-        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n[etcd_cluster]\n10.0.0.1 hostname=pg1\n"])
+        let fixture = try InventoryFixture([
+            "hosts.ini": "[master]\n10.0.0.1 hostname=pg1\n[etcd_cluster]\n10.0.0.1 hostname=pg1\n"
+        ])
         #expect(try fixture.load("hosts.ini").hostNames == ["10.0.0.1"])
     }
 

@@ -9,7 +9,8 @@ struct InventoryFixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-inventory-\(UUID().uuidString)")
         for (path, text) in files {
             let url = directory.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
     }

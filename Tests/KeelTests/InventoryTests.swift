@@ -108,13 +108,13 @@ struct InventoryTests {
     func connectionVariables() throws {
         let fixture = try InventoryFixture([
             "hosts.ini": """
-                [db]
-                pg1 ansible_host=10.213.0.11 ansible_port=2222 ansible_become=true
-                pg2 keel_host=10.213.0.12 ansible_host=10.0.0.99 keel_user=admin ansible_become=yes ansible_become_user=postgres
-                [all:vars]
-                ansible_user=deploy
-                ansible_ssh_private_key_file=/keys/id_ed25519
-                """,
+            [db]
+            pg1 ansible_host=10.213.0.11 ansible_port=2222 ansible_become=true
+            pg2 keel_host=10.213.0.12 ansible_host=10.0.0.99 keel_user=admin ansible_become=yes ansible_become_user=postgres
+            [all:vars]
+            ansible_user=deploy
+            ansible_ssh_private_key_file=/keys/id_ed25519
+            """
         ])
         let inventory = try fixture.load("hosts.ini")
         let first = try inventory.target(for: "pg1")
@@ -130,23 +130,23 @@ struct InventoryTests {
     func variablePrecedence() throws {
         let fixture = try InventoryFixture([
             "inventory.yml": """
-                all:
+            all:
+              vars:
+                level: all-inline
+                only_all: 1
+              children:
+                postgres_cluster:
                   vars:
-                    level: all-inline
-                    only_all: 1
+                    level: cluster-inline
                   children:
-                    postgres_cluster:
+                    replica:
                       vars:
-                        level: cluster-inline
-                      children:
-                        replica:
-                          vars:
-                            level: replica-inline
-                          hosts:
-                            pg2:
-                              level: host-inline
-                            pg3:
-                """,
+                        level: replica-inline
+                      hosts:
+                        pg2:
+                          level: host-inline
+                        pg3:
+            """,
             "group_vars/all.yml": "only_all: 2\nfrom_files: all\n",
             "group_vars/replica/main.yml": "from_files: replica\n",
             "host_vars/pg2.yml": "from_files: host\n",

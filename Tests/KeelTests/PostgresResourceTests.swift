@@ -1,11 +1,14 @@
 import Foundation
-@testable import Keel
 import Testing
+
+@testable import Keel
 
 @Suite("PostgreSQL roles, databases and extensions plan from recorded psql output")
 struct PostgresResourceTests {
-    let host = HostContext(name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
-    static let pencil = "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="
+    let host = HostContext(
+        name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
+    static let pencil =
+        "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU="
 
     @Test("SCRAM-SHA-256 verifiers match Python's hashlib for the RFC 7677 salt")
     func scram() throws {
@@ -25,7 +28,10 @@ struct PostgresResourceTests {
         #expect(changed.map(\.summary) == ["password"])
         #expect(!changed.flatMap(\.shown).joined().contains("other"))
         let created = try role.changes(from: ProbeOutput(text: ""), on: host)
-        #expect(created.flatMap(\.shown) == [#"psql: CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '***'"#])
+        #expect(
+            created.flatMap(\.shown) == [
+                #"psql: CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '***'"#
+            ])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
         #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
     }
@@ -41,8 +47,14 @@ struct PostgresResourceTests {
     func databaseAndExtension() throws {
         let database = PostgresDatabase("app", owner: "app")
         #expect(try database.changes(from: ProbeOutput(text: "found|app"), on: host).isEmpty)
-        #expect(try database.changes(from: ProbeOutput(text: "found|postgres"), on: host).flatMap(\.shown) == [#"psql: ALTER DATABASE "app" OWNER TO "app""#])
-        #expect(try database.changes(from: ProbeOutput(text: ""), on: host).flatMap(\.shown) == [#"psql: CREATE DATABASE "app" OWNER "app""#])
+        #expect(
+            try database.changes(from: ProbeOutput(text: "found|postgres"), on: host).flatMap(\.shown) == [
+                #"psql: ALTER DATABASE "app" OWNER TO "app""#
+            ])
+        #expect(
+            try database.changes(from: ProbeOutput(text: ""), on: host).flatMap(\.shown) == [
+                #"psql: CREATE DATABASE "app" OWNER "app""#
+            ])
         let extensionResource = PostgresExtension("pg_stat_statements", database: "app")
         #expect(try extensionResource.changes(from: ProbeOutput(text: "found"), on: host).isEmpty)
         #expect(try extensionResource.changes(from: ProbeOutput(text: ""), on: host).count == 1)

@@ -1,30 +1,42 @@
 import Foundation
-@testable import Keel
 import Testing
+
+@testable import Keel
 
 /// Each resource's check → changes logic, from recorded probe output; no host needed.
 @Suite("Resources plan from recorded probe output")
 struct ResourceTests {
-    let host = HostContext(name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
+    let host = HostContext(
+        name: "pg1", inventory: try! InventoryFixture(["hosts.ini": "[db]\npg1\n"]).load("hosts.ini"), facts: Facts())
 
     @Test("package: installed is converged, missing ones are installed in one command")
     func package() throws {
         let resource = Package("nginx-light", "curl")
-        #expect(try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
+        #expect(
+            try resource.changes(from: ProbeOutput(text: "nginx-light=installed\ncurl=installed"), on: host).isEmpty)
         let changes = try resource.changes(from: ProbeOutput(text: "nginx-light=missing\ncurl=installed"), on: host)
         #expect(changes.map(\.summary) == ["install nginx-light"])
-        #expect(changes[0].shown[0].contains("timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"))
+        #expect(
+            changes[0].shown[0].contains(
+                "timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"
+            ))
         #expect(changes[0].shown[0].contains("for attempt in 1 2 3; do timeout 120 apt-get update"))
-        let removal = try Package("telnet", state: .absent).changes(from: ProbeOutput(text: "telnet=installed"), on: host)
+        let removal = try Package("telnet", state: .absent).changes(
+            from: ProbeOutput(text: "telnet=installed"), on: host)
         #expect(removal.map(\.summary) == ["remove telnet"])
     }
 
     @Test("service: start, enable and daemon-reload only where needed; a missing unit is an error")
     func service() throws {
         let nginx = Service("nginx", state: .started, enabled: true)
-        #expect(try nginx.changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host).isEmpty)
-        let changes = try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=disabled\nreload=yes\nload=loaded"), on: host)
-        #expect(changes.flatMap(\.shown) == ["systemctl daemon-reload", "systemctl enable nginx", "systemctl start nginx"])
+        #expect(
+            try nginx.changes(
+                from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host
+            ).isEmpty)
+        let changes = try nginx.changes(
+            from: ProbeOutput(text: "active=inactive\nenabled=disabled\nreload=yes\nload=loaded"), on: host)
+        #expect(
+            changes.flatMap(\.shown) == ["systemctl daemon-reload", "systemctl enable nginx", "systemctl start nginx"])
         #expect(throws: ResourceError.self) {
             try nginx.changes(from: ProbeOutput(text: "active=inactive\nenabled=\nreload=\nload=not-found"), on: host)
         }
@@ -37,14 +49,20 @@ struct ResourceTests {
     func file() throws {
         let file = File("/etc/motd", content: "hello\n", mode: 0o644, owner: "root", group: "root")
         let sum = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
-        #expect(try file.changes(from: ProbeOutput(text: "kind=file\nmode=644\nowner=root\ngroup=root\nsha256=\(sum)"), on: host).isEmpty)
-        let drifted = try file.changes(from: ProbeOutput(text: "kind=file\nmode=600\nowner=root\ngroup=adm\nsha256=00"), on: host)
+        #expect(
+            try file.changes(
+                from: ProbeOutput(text: "kind=file\nmode=644\nowner=root\ngroup=root\nsha256=\(sum)"), on: host
+            ).isEmpty)
+        let drifted = try file.changes(
+            from: ProbeOutput(text: "kind=file\nmode=600\nowner=root\ngroup=adm\nsha256=00"), on: host)
         #expect(drifted.map(\.summary) == ["contents (6 bytes)", "mode 0600 → 0644", "group adm → root"])
         #expect(drifted[0].content?.desired == Array("hello\n".utf8))
         let missing = try file.changes(from: ProbeOutput(text: "kind=missing"), on: host)
         #expect(missing.map(\.summary) == ["create (6 bytes, mode 0644)"])
         #expect(try File.absent("/etc/motd").changes(from: ProbeOutput(text: "kind=missing"), on: host).isEmpty)
-        #expect(throws: ResourceError.self) { try file.changes(from: ProbeOutput(text: "sha256sum: permission denied"), on: host) }
+        #expect(throws: ResourceError.self) {
+            try file.changes(from: ProbeOutput(text: "sha256sum: permission denied"), on: host)
+        }
     }
 
     @Test("a secret file is never more open than 0600 and its contents are marked secret")
@@ -60,7 +78,10 @@ struct ResourceTests {
     func directory() throws {
         let directory = Directory("/srv/data", mode: 0o750, owner: "postgres", group: "postgres")
         let created = try directory.changes(from: ProbeOutput(text: "kind=missing"), on: host)
-        #expect(created.flatMap(\.shown) == ["mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"])
+        #expect(
+            created.flatMap(\.shown) == [
+                "mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"
+            ])
         #expect(throws: ResourceError.self) { try directory.changes(from: ProbeOutput(text: "kind=file"), on: host) }
     }
 
@@ -90,10 +111,12 @@ struct ResourceTests {
     func blockInFile() throws {
         let resource = BlockInFile("/etc/hosts", name: "cluster", block: "10.0.0.1 pg1\n10.0.0.2 pg2\n")
         let appended = try resource.edited("127.0.0.1 localhost\n")
-        #expect(appended == "127.0.0.1 localhost\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\n")
+        #expect(
+            appended == "127.0.0.1 localhost\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\n")
         #expect(try resource.edited(appended) == appended)
         let old = "a\n# BEGIN KEEL cluster\nstale\n# END KEEL cluster\nz\n"
-        #expect(try resource.edited(old) == "a\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\nz\n")
+        #expect(
+            try resource.edited(old) == "a\n# BEGIN KEEL cluster\n10.0.0.1 pg1\n10.0.0.2 pg2\n# END KEEL cluster\nz\n")
         let encoded = Data(appended.utf8).base64EncodedString()
         #expect(try resource.changes(from: ProbeOutput(text: "content=\(encoded)"), on: host).isEmpty)
         #expect(try resource.changes(from: ProbeOutput(text: "missing=1"), on: host).first?.summary == "create")
@@ -102,19 +125,31 @@ struct ResourceTests {
     @Test("sysctl: persisted and live values; a refused value is tolerated when asked")
     func sysctl() throws {
         let forward = Sysctl("net.ipv4.ip_nonlocal_bind", "1")
-        #expect(try forward.changes(from: ProbeOutput(text: "live=1\npersisted=net.ipv4.ip_nonlocal_bind = 1"), on: host).isEmpty)
+        #expect(
+            try forward.changes(from: ProbeOutput(text: "live=1\npersisted=net.ipv4.ip_nonlocal_bind = 1"), on: host)
+                .isEmpty)
         #expect(try forward.changes(from: ProbeOutput(text: "live=0\npersisted="), on: host).count == 2)
         let tolerated = Sysctl("vm.swappiness", "1", tolerateRefusal: true)
-        #expect(try tolerated.changes(from: ProbeOutput(text: "live=60\npersisted=vm.swappiness = 1"), on: host).isEmpty)
+        #expect(
+            try tolerated.changes(from: ProbeOutput(text: "live=60\npersisted=vm.swappiness = 1"), on: host).isEmpty)
     }
 
     @Test("user and group: created when missing, corrected when different")
     func userAndGroup() throws {
-        #expect(try Group("postgres").changes(from: ProbeOutput(text: "exists=0"), on: host).flatMap(\.shown) == ["groupadd --system postgres"])
+        #expect(
+            try Group("postgres").changes(from: ProbeOutput(text: "exists=0"), on: host).flatMap(\.shown) == [
+                "groupadd --system postgres"
+            ])
         let user = User("postgres", group: "postgres", home: "/var/lib/postgresql")
-        #expect(try user.changes(from: ProbeOutput(text: "home=/var/lib/postgresql\nshell=/bin/bash\ngid=110\ngroup=postgres"), on: host).isEmpty)
+        #expect(
+            try user.changes(
+                from: ProbeOutput(text: "home=/var/lib/postgresql\nshell=/bin/bash\ngid=110\ngroup=postgres"), on: host
+            ).isEmpty)
         let created = try user.changes(from: ProbeOutput(text: "missing=1"), on: host).flatMap(\.shown)
-        #expect(created == ["useradd --system --shell /bin/bash --create-home --home-dir /var/lib/postgresql --gid postgres postgres"])
+        #expect(
+            created == [
+                "useradd --system --shell /bin/bash --create-home --home-dir /var/lib/postgresql --gid postgres postgres"
+            ])
     }
 
     @Test("wait-for: ready is converged; otherwise it waits")

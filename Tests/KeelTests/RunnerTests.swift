@@ -1,14 +1,16 @@
 import Foundation
-import Synchronization
-@testable import Keel
 import KeelTestSupport
+import Synchronization
 import Testing
+
+@testable import Keel
 
 /// The engine end to end on the local machine: real `/bin/sh`, real files in a temporary directory.
 @Suite("Runner: plan, apply, converge, handlers")
 struct RunnerTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("keel-runner-\(UUID().uuidString)").path
-    let inventory = try! InventoryFixture(["hosts.ini": "[web]\nalpha\nbeta\n[all:vars]\ngreeting=hello\n"]).load("hosts.ini")
+    let inventory = try! InventoryFixture(["hosts.ini": "[web]\nalpha\nbeta\n[all:vars]\ngreeting=hello\n"]).load(
+        "hosts.ini")
 
     init() throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -125,7 +127,10 @@ struct RunnerTests {
             if host.name == "nobody" { Package("never") } else { Command("true", creates: "/x").retries(2).runOnce() }
         }
         let steps = try play.body(HostContext(name: "alpha", inventory: inventory, facts: Facts()))
-        #expect(steps.map(\.name) == ["directory /srv/alpha", "package nginx-light", "file /srv/1", "file /srv/2", "command true"])
+        #expect(
+            steps.map(\.name) == [
+                "directory /srv/alpha", "package nginx-light", "file /srv/1", "file /srv/2", "command true",
+            ])
         #expect(steps[1].tags == ["web"])
         #expect(steps[4].retries == 2 && steps[4].runOnce)
     }
@@ -135,7 +140,9 @@ struct RunnerTests {
         _ = try await run(playbook())
         let text = Mutex("")
         let console = ConsoleReporter(colors: false) { chunk in text.withLock { $0 += chunk } }
-        let runner = Runner(inventory: inventory, options: RunOptions(check: true), reporter: console) { _ in LocalTransport() }
+        let runner = Runner(inventory: inventory, options: RunOptions(check: true), reporter: console) { _ in
+            LocalTransport()
+        }
         _ = try await runner.run(playbook(content: "v2"))
         let output = text.withLock { $0 }
         #expect(output.contains("alpha | changed | file \(root)/alpha/app.conf\n      - contents (9 bytes)\n"))
@@ -165,8 +172,11 @@ struct RunnerTests {
         let root = root
         let flaky = Playbook("flaky", summary: "") {
             Play("flaky", on: "all") { host in
-                Command("echo x >> \(root)/\(host.name).tries; [ $(wc -l < \(root)/\(host.name).tries) -ge 3 ] && touch \(root)/\(host.name).done", creates: "\(root)/\(host.name).done")
-                    .retries(3, delay: .milliseconds(10))
+                Command(
+                    "echo x >> \(root)/\(host.name).tries; [ $(wc -l < \(root)/\(host.name).tries) -ge 3 ] && touch \(root)/\(host.name).done",
+                    creates: "\(root)/\(host.name).done"
+                )
+                .retries(3, delay: .milliseconds(10))
                 Command("echo \(host.name) >> \(root)/once", creates: "\(root)/once").runOnce()
             }
         }
@@ -223,15 +233,19 @@ extension RunnerTests {
 
     @Test("a service notified for a reload and a restart restarts once, where it was first notified")
     func restartCoversReload() {
-        let merged = Handler.merged([.reload("a"), .run(name: "x", command: "true"), .restart("a"), .restartIfRunning("a"), .reload("b")])
+        let merged = Handler.merged([
+            .reload("a"), .run(name: "x", command: "true"), .restart("a"), .restartIfRunning("a"), .reload("b"),
+        ])
         #expect(merged == [.restart("a"), .run(name: "x", command: "true"), .reload("b")])
     }
 
     @Test("a rolling restart marks the host, and the marked step restarts it once, then forgets the mark")
     func rollingRestart() async throws {
         let root = root
-        let restart = RollingRestart("keel-test-\(UUID().uuidString)", command: "echo restarted >> \(root)/restarts", ready: "true")
-        let marked = MarkedRestart(mark: "\(root)/mark", summary: "restart", command: restart.command, ready: restart.ready)
+        let restart = RollingRestart(
+            "keel-test-\(UUID().uuidString)", command: "echo restarted >> \(root)/restarts", ready: "true")
+        let marked = MarkedRestart(
+            mark: "\(root)/mark", summary: "restart", command: restart.command, ready: restart.ready)
         try "".write(toFile: "\(root)/mark", atomically: true, encoding: .utf8)
         let playbook = Playbook("restarts", summary: "due restarts") {
             Play("restarts", on: "alpha", serial: 1) { _ in marked }

@@ -1,7 +1,8 @@
 import Foundation
 import Keel
-@testable import Playbooks
 import Testing
+
+@testable import Playbooks
 
 @Suite("The cluster model from postgresql_cluster's inventory and variables")
 struct ClusterModelTests {
@@ -52,8 +53,10 @@ struct ClusterModelTests {
         """
 
     func load(hosts: String = hosts, vars: String = vars) throws -> (ClusterModel, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-cluster-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("group_vars"), withIntermediateDirectories: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keel-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("group_vars"), withIntermediateDirectories: true)
         try hosts.write(to: directory.appendingPathComponent("hosts.ini"), atomically: true, encoding: .utf8)
         try vars.write(to: directory.appendingPathComponent("group_vars/all.yml"), atomically: true, encoding: .utf8)
         let inventory = try Inventory.load(path: directory.appendingPathComponent("hosts.ini").path)
@@ -84,8 +87,13 @@ struct ClusterModelTests {
         #expect(model.synchronousMode && !model.synchronousModeStrict)
         #expect(model.loopWait + 2 * model.retryTimeout <= model.ttl)
         #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
-        #expect(model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers) && model.haproxyPorts.stats == 7000)
-        #expect(model.etcdInitialCluster == "10.213.0.11=http://10.213.0.11:2380,10.213.0.12=http://10.213.0.12:2380,10.213.0.13=http://10.213.0.13:2380")
+        #expect(
+            model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers)
+                && model.haproxyPorts.stats == 7000)
+        #expect(
+            model.etcdInitialCluster
+                == "10.213.0.11=http://10.213.0.11:2380,10.213.0.12=http://10.213.0.12:2380,10.213.0.13=http://10.213.0.13:2380"
+        )
     }
 
     @Test("empty passwords are generated once, strong, stored 0600, and the same on the next run")
@@ -97,7 +105,9 @@ struct ClusterModelTests {
         let password = first.superuserPassword.reveal()
         #expect(password.count == 32 && password.contains(where: \.isNumber) && password.contains(where: \.isUppercase))
         #expect(first.users.first?.password?.reveal().count == 32)
-        let again = try ClusterModel.load(from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        let again = try ClusterModel.load(
+            from: Inventory.load(path: directory + "/hosts.ini"),
+            secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
         #expect(again.superuserPassword.reveal() == password)
         #expect(again.replicationPassword.reveal() == first.replicationPassword.reveal())
         #expect(first.restAPIUser == "patroni" && first.restAPIPassword.reveal().count == 32)
@@ -117,14 +127,18 @@ struct ClusterModelTests {
 
     @Test("a wrong type names the variable, the value and the line")
     func wrongType() {
-        let error = self.error(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: fifteen"))
+        let error = self.error(
+            vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: fifteen"))
         #expect(error?.message == "postgresql_version for host 10.213.0.11 must be an integer, not a string 'fifteen'")
         #expect(error?.location?.line == 2)
     }
 
-    @Test("impossible values: more sync nodes than replicas, an even or single etcd, a bad VIP, an unsafe Patroni, ttl too short")
+    @Test(
+        "impossible values: more sync nodes than replicas, an even or single etcd, a bad VIP, an unsafe Patroni, ttl too short"
+    )
     func impossibleValues() {
-        let sync = error(vars: Self.vars.replacingOccurrences(of: "synchronous_node_count: 1", with: "synchronous_node_count: 3"))
+        let sync = error(
+            vars: Self.vars.replacingOccurrences(of: "synchronous_node_count: 1", with: "synchronous_node_count: 3"))
         #expect(sync?.message == "synchronous_node_count is 3 but the cluster has 2 replica(s)")
         #expect(sync?.location?.line == 5)
 
@@ -145,29 +159,40 @@ struct ClusterModelTests {
         #expect(ttl?.message.contains("loop_wait + 2 × retry_timeout ≤ ttl") == true)
     }
 
-    @Test("pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept, never by a read-only load; bad repository hosts are refused")
+    @Test(
+        "pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept, never by a read-only load; bad repository hosts are refused"
+    )
     func backups() throws {
-        let withRepository = Self.hosts.replacingOccurrences(of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
+        let withRepository = Self.hosts.replacingOccurrences(
+            of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
         let (model, directory) = try load(hosts: withRepository, vars: Self.vars + "\npgbackrest_install: true\n")
         let backups = try #require(model.backups)
         #expect(backups.repositoryHost == "10.213.0.16" && backups.stanza == "pg-lab" && backups.retentionFull == 4)
         #expect(backups.path == "/var/lib/pgbackrest" && backups.backupUser == "pgbackrest")
         #expect(model.allHosts.last == "10.213.0.16")
         #expect(backups.archiveCommand == "pgbackrest --stanza=pg-lab archive-push %p")
-        guard case .host(_, let databaseKey, let repositoryKey) = backups.repository else { Issue.record("no repository host"); return }
+        guard case .host(_, let databaseKey, let repositoryKey) = backups.repository else {
+            Issue.record("no repository host"); return
+        }
         #expect(databaseKey.publicKey.hasPrefix("ssh-ed25519 ") && databaseKey.publicKey != repositoryKey.publicKey)
         #expect(databaseKey.privateKey.reveal().contains("BEGIN OPENSSH PRIVATE KEY"))
         let again = try ClusterModel.load(
-            from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
-        guard case .host(_, let databaseKeyAgain, let repositoryKeyAgain) = again.backups?.repository else { Issue.record("no repository host"); return }
+            from: Inventory.load(path: directory + "/hosts.ini"),
+            secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        guard case .host(_, let databaseKeyAgain, let repositoryKeyAgain) = again.backups?.repository else {
+            Issue.record("no repository host"); return
+        }
         #expect(databaseKeyAgain.publicKey == databaseKey.publicKey)
         #expect(repositoryKeyAgain.privateKey.reveal() == repositoryKey.privateKey.reveal())
 
         // Commands that only read (keel status) make no keys and write no secrets.
         try FileManager.default.removeItem(atPath: directory + "/.keel-secrets.yml")
         let readOnly = try ClusterModel.load(
-            from: Inventory.load(path: directory + "/hosts.ini"), secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini", readOnly: true))
-        guard case .host(_, let noKey, _) = readOnly.backups?.repository else { Issue.record("no repository host"); return }
+            from: Inventory.load(path: directory + "/hosts.ini"),
+            secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini", readOnly: true))
+        guard case .host(_, let noKey, _) = readOnly.backups?.repository else {
+            Issue.record("no repository host"); return
+        }
         #expect(noKey.publicKey.isEmpty && readOnly.superuserPassword.reveal().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory + "/.keel-secrets.yml"))
 
@@ -177,11 +202,15 @@ struct ClusterModelTests {
         #expect(unknown?.message == "pgbackrest_repo_host 'backup1' is not a host of the inventory")
     }
 
-    @Test("pgBackRest without a repository host: a shared posix directory, backed up by postgres; other repository types and odd paths are refused")
+    @Test(
+        "pgBackRest without a repository host: a shared posix directory, backed up by postgres; other repository types and odd paths are refused"
+    )
     func sharedRepository() throws {
-        let (model, directory) = try load(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: /srv/nfs/pgbackrest\n")
+        let (model, directory) = try load(
+            vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: /srv/nfs/pgbackrest\n")
         let backups = try #require(model.backups)
-        #expect(backups.repositoryHost == nil && backups.path == "/srv/nfs/pgbackrest" && backups.backupUser == "postgres")
+        #expect(
+            backups.repositoryHost == nil && backups.path == "/srv/nfs/pgbackrest" && backups.backupUser == "postgres")
         #expect(model.allHosts.count == 5, "no repository host joins the cluster")
         let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
         #expect(!secrets.contains("pgbackrest_ssh_key"), "no SSH keys are made for a shared repository")
@@ -189,7 +218,9 @@ struct ClusterModelTests {
         let s3 = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_type: s3\n")
         #expect(s3?.message == "pgbackrest_repo_type 's3' is not supported" && s3?.location?.line == 20)
         let relative = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: backups\n")
-        #expect(relative?.message == "pgbackrest_repo_path 'backups' is not a plain absolute path" && relative?.location?.line == 20)
+        #expect(
+            relative?.message == "pgbackrest_repo_path 'backups' is not a plain absolute path"
+                && relative?.location?.line == 20)
     }
 
     @Test("the PGDG repository: official by default, or a mirror with its key file; PostgreSQL other than 15 needs it")
@@ -199,18 +230,30 @@ struct ClusterModelTests {
         let (official, _) = try load(vars: Self.vars + "\npgdg_repository: true\n")
         #expect(official.pgdg == ClusterModel.PGDGRepository(url: "https://apt.postgresql.org/pub/repos/apt", key: nil))
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-pgdg-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-pgdg-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZ\n-----END PGP PUBLIC KEY BLOCK-----\n"
         try key.write(toFile: directory + "/mirror.asc", atomically: true, encoding: .utf8)
-        let (mirror, _) = try load(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17")
-            + "\npgdg_repository: yes\npgdg_repository_url: http://mirror.example/pgdg/\npgdg_repository_key_file: \(directory)/mirror.asc\n")
-        #expect(mirror.postgresVersion == 17 && mirror.pgdg == ClusterModel.PGDGRepository(url: "http://mirror.example/pgdg", key: key))
+        let (mirror, _) = try load(
+            vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17")
+                + "\npgdg_repository: yes\npgdg_repository_url: http://mirror.example/pgdg/\npgdg_repository_key_file: \(directory)/mirror.asc\n"
+        )
+        #expect(
+            mirror.postgresVersion == 17
+                && mirror.pgdg == ClusterModel.PGDGRepository(url: "http://mirror.example/pgdg", key: key))
 
-        let debian17 = error(vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17"))
-        #expect(debian17?.message == "postgresql_version is 17, but Debian 12 packages PostgreSQL 15 only" && debian17?.location?.line == 2)
-        let notAKey = error(vars: Self.vars + "\npgdg_repository: true\npgdg_repository_key_file: \(directory)/missing.asc\n")
-        #expect(notAKey?.message == "pgdg_repository_key_file \(directory)/missing.asc is not a readable ASCII-armored public key" && notAKey?.location?.line == 20)
+        let debian17 = error(
+            vars: Self.vars.replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 17"))
+        #expect(
+            debian17?.message == "postgresql_version is 17, but Debian 12 packages PostgreSQL 15 only"
+                && debian17?.location?.line == 2)
+        let notAKey = error(
+            vars: Self.vars + "\npgdg_repository: true\npgdg_repository_key_file: \(directory)/missing.asc\n")
+        #expect(
+            notAKey?.message
+                == "pgdg_repository_key_file \(directory)/missing.asc is not a readable ASCII-armored public key"
+                && notAKey?.location?.line == 20)
         let ftp = error(vars: Self.vars + "\npgdg_repository: true\npgdg_repository_url: ftp://mirror.example/pgdg\n")
         #expect(ftp?.message == "pgdg_repository_url 'ftp://mirror.example/pgdg' is not an http(s) URL")
     }
@@ -219,24 +262,36 @@ struct ClusterModelTests {
     func sharedRepositoryCheck() throws {
         let check = SharedRepositoryCheck(path: "/var/lib/pgbackrest", host: "h2", members: ["h1", "h2", "h3"])
         let (_, directory) = try load()
-        let context = HostContext(name: "h2", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let context = HostContext(
+            name: "h2", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
         #expect(try check.changes(from: ProbeOutput(text: "h1\nh2\nh3"), on: context).isEmpty)
         #expect(throws: ResourceError.self) { try check.changes(from: ProbeOutput(text: "h2"), on: context) }
         do {
             _ = try check.changes(from: ProbeOutput(text: "h2"), on: context)
         } catch {
-            #expect("\(error)".contains("/var/lib/pgbackrest on h2 is not the directory the other database hosts see: the marks of h1, h3 are missing here"))
+            #expect(
+                "\(error)".contains(
+                    "/var/lib/pgbackrest on h2 is not the directory the other database hosts see: the marks of h1, h3 are missing here"
+                ))
         }
     }
 
     @Test("pgbackrest info's JSON: the stanza's status and each backup's label, type, end and size")
     func backupStatus() throws {
-        let json = #"[{"archive":[],"backup":[{"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
+        let json =
+            #"[{"archive":[],"backup":[{"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
         let status = try BackupStatus.parse(Data(json.utf8), repository: "h4")
         #expect(status.stanza == "lab" && status.status == "ok")
-        #expect(status.backups.map(\.type) == ["full", "diff"] && status.backups[0].finished == 1795312992 && status.backups[1].size == 31000000)
-        #expect(status.summary.hasPrefix("backups on h4 (stanza lab): ok, 2 backup(s); last full 20261122-020309F finished 2026-11-22T02:03:12Z"))
-        let empty = try BackupStatus.parse(Data(#"[{"backup":[],"name":"lab","status":{"code":2,"message":"no valid backups"}}]"#.utf8), repository: "h4")
+        #expect(
+            status.backups.map(\.type) == ["full", "diff"] && status.backups[0].finished == 1795312992
+                && status.backups[1].size == 31000000)
+        #expect(
+            status.summary.hasPrefix(
+                "backups on h4 (stanza lab): ok, 2 backup(s); last full 20261122-020309F finished 2026-11-22T02:03:12Z")
+        )
+        let empty = try BackupStatus.parse(
+            Data(#"[{"backup":[],"name":"lab","status":{"code":2,"message":"no valid backups"}}]"#.utf8),
+            repository: "h4")
         #expect(empty.summary == "backups on h4 (stanza lab): no valid backups, 0 backup(s)")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Keel
-@testable import Playbooks
 import Testing
+
+@testable import Playbooks
 
 @Suite("Patroni's configuration from the model: one source for bootstrap and PATCH /config")
 struct PatroniConfigTests {
@@ -16,11 +17,12 @@ struct PatroniConfigTests {
 
     @Test("parameters keep their YAML types; dotted names stay whole")
     func typedParameters() throws {
-        let model = try self.model(parameters: """
-              - { option: "max_connections", value: 200 }
-              - { option: "work_mem", value: "16MB" }
-              - { option: "pg_stat_statements.track", value: "all" }
-            """)
+        let model = try self.model(
+            parameters: """
+                  - { option: "max_connections", value: 200 }
+                  - { option: "work_mem", value: "16MB" }
+                  - { option: "pg_stat_statements.track", value: "all" }
+                """)
         let parameters = PatroniDynamicConfig.wanted(model).members["postgresql"]?.members["parameters"]?.members ?? [:]
         #expect(parameters["max_connections"] == .integer(200))
         #expect(parameters["work_mem"] == .string("16MB"))
@@ -30,23 +32,36 @@ struct PatroniConfigTests {
 
     @Test("the PATCH holds only what differs, compared as text; parameters Keel no longer sets are removed")
     func difference() throws {
-        let current = try JSONDecoder().decode(JSONValue.self, from: Data(#"""
-            {"ttl": 30, "loop_wait": 10, "postgresql": {"use_slots": true,
-             "parameters": {"max_connections": "200", "work_mem": "8MB", "auto_explain.log_min_duration": "1s"}}}
-            """#.utf8))
+        let current = try JSONDecoder().decode(
+            JSONValue.self,
+            from: Data(
+                #"""
+                {"ttl": 30, "loop_wait": 10, "postgresql": {"use_slots": true,
+                 "parameters": {"max_connections": "200", "work_mem": "8MB", "auto_explain.log_min_duration": "1s"}}}
+                """#.utf8))
         let wanted = JSONValue.object([
             "ttl": .integer(30), "loop_wait": .integer(5),
-            "postgresql": .object(["use_slots": .bool(true), "parameters": .object([
-                "max_connections": .integer(200), "work_mem": .string("16MB"), "pg_stat_statements.track": .string("all"),
-            ])]),
+            "postgresql": .object([
+                "use_slots": .bool(true),
+                "parameters": .object([
+                    "max_connections": .integer(200), "work_mem": .string("16MB"),
+                    "pg_stat_statements.track": .string("all"),
+                ]),
+            ]),
         ])
-        let (patch, summaries) = PatroniDynamicConfig.difference(from: current, to: wanted, removing: [["postgresql", "parameters"]])
-        #expect(patch.json == #"{"loop_wait":5,"postgresql":{"parameters":{"auto_explain.log_min_duration":null,"pg_stat_statements.track":"all","work_mem":"16MB"}}}"#)
-        #expect(summaries == [
-            "loop_wait: 10 → 5", "pg_stat_statements.track: (unset) → all", "work_mem: 8MB → 16MB",
-            "auto_explain.log_min_duration: 1s → (removed)",
-        ])
-        let (none, nothing) = PatroniDynamicConfig.difference(from: wanted, to: wanted, removing: [["postgresql", "parameters"]])
+        let (patch, summaries) = PatroniDynamicConfig.difference(
+            from: current, to: wanted, removing: [["postgresql", "parameters"]])
+        #expect(
+            patch.json
+                == #"{"loop_wait":5,"postgresql":{"parameters":{"auto_explain.log_min_duration":null,"pg_stat_statements.track":"all","work_mem":"16MB"}}}"#
+        )
+        #expect(
+            summaries == [
+                "loop_wait: 10 → 5", "pg_stat_statements.track: (unset) → all", "work_mem: 8MB → 16MB",
+                "auto_explain.log_min_duration: 1s → (removed)",
+            ])
+        let (none, nothing) = PatroniDynamicConfig.difference(
+            from: wanted, to: wanted, removing: [["postgresql", "parameters"]])
         #expect(none == .object([:]) && nothing.isEmpty)
     }
 
@@ -67,13 +82,17 @@ extension PatroniConfigTests {
         let (model, directory) = try ClusterModelTests().load()
         var facts = Facts()
         facts.interfaces = ["eth0": ["10.213.0.12/24"]]
-        let host = HostContext(name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
+        let host = HostContext(
+            name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
         let steps = try PatroniNodeRole(host: host, model: model, wheel: []).steps
-        let template = try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == "/etc/patroni/patroni.yml" })
+        let template = try #require(
+            steps.compactMap { $0.resource as? Template }.first { $0.path == "/etc/patroni/patroni.yml" })
         let text = try template.render(for: host)
         #expect(text.contains("  dcs:\n    \"loop_wait\": 10\n"), "\(text)")
         #expect(text.contains("\n  initdb:\n"), "\(text)")
         #expect(text.contains("  listen: 10.213.0.12,127.0.0.1:5432\n"), "\(text)")
-        if let out = ProcessInfo.processInfo.environment["KEEL_DUMP_PATRONI_YML"] { try text.write(toFile: out, atomically: true, encoding: .utf8) }
+        if let out = ProcessInfo.processInfo.environment["KEEL_DUMP_PATRONI_YML"] {
+            try text.write(toFile: out, atomically: true, encoding: .utf8)
+        }
     }
 }

@@ -16,7 +16,8 @@ extension Examples {
         Play("bench templates", on: "all") { host in
             Directory("/srv/bench-templates")
             for index in 1...100 {
-                Template("bench/item.conf", to: "/srv/bench-templates/item\(index).conf", values: ["index": .int(index)])
+                Template(
+                    "bench/item.conf", to: "/srv/bench-templates/item\(index).conf", values: ["index": .int(index)])
             }
         }
     }

@@ -3,7 +3,9 @@ import Keel
 extension Examples {
     /// A small web server per host: a package, a templated page and site config, and a service restarted only
     /// when its config changes. Used by the engine's tests and benchmarks.
-    public static let webDemo = Playbook("web-demo", summary: "nginx serving a page rendered per host, restarted when its config changes") {
+    public static let webDemo = Playbook(
+        "web-demo", summary: "nginx serving a page rendered per host, restarted when its config changes"
+    ) {
         Play("web servers", on: "all", become: true) { host in
             Package("nginx-light")
             Directory("/var/www/keel")
@@ -15,7 +17,9 @@ extension Examples {
             Service("nginx", state: .started, enabled: true)
         }
         Play("web servers answer", on: "all") { host in
-            WaitFor(.http("http://127.0.0.1:\(try host.variables.int(["web_demo_port"]) ?? 8080)/", status: 200), timeout: .seconds(30))
+            WaitFor(
+                .http("http://127.0.0.1:\(try host.variables.int(["web_demo_port"]) ?? 8080)/", status: 200),
+                timeout: .seconds(30))
         }
     }
 }

@@ -40,16 +40,20 @@ public struct ConnectionOptions: Sendable {
         if let password = target.password ?? password { credentials.append(.password(password)) }
         return SSHConfiguration(
             host: target.address, port: target.port, user: target.user, credentials: credentials,
-            knownHostsPath: target.knownHostsFile ?? knownHostsPath, hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict,
+            knownHostsPath: target.knownHostsFile ?? knownHostsPath,
+            hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict,
             connectTimeout: connectTimeout)
     }
 
     /// The private key files `targets` would use that are encrypted: their passphrases must be asked for.
     public static func encryptedKeys(for targets: [HostTarget]) -> [String] {
-        let keys = Set(targets.compactMap(\.privateKeyFile)).union(targets.contains { $0.privateKeyFile == nil } ? defaultKeys : [])
+        let keys = Set(targets.compactMap(\.privateKeyFile)).union(
+            targets.contains { $0.privateKeyFile == nil } ? defaultKeys : [])
         return keys.sorted().filter { PrivateKeyFile.inspect(path: $0)?.isEncrypted == true }
     }
 
     /// The keys OpenSSH would try, in its order, limited to the kinds libssh2 1.10 can use.
-    public static let defaultKeys = ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa"].map { ($0 as NSString).expandingTildeInPath }
+    public static let defaultKeys = ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa"].map {
+        ($0 as NSString).expandingTildeInPath
+    }
 }

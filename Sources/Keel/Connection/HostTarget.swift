@@ -13,8 +13,10 @@ public struct HostTarget: Sendable {
     /// A known_hosts file named by the inventory (`keel_known_hosts_file`), relative to the inventory.
     public var knownHostsFile: String?
 
-    public init(name: String, address: String, port: Int = 22, user: String, privateKeyFile: String? = nil,
-                password: Secret? = nil, become: Become? = nil, knownHostsFile: String? = nil) {
+    public init(
+        name: String, address: String, port: Int = 22, user: String, privateKeyFile: String? = nil,
+        password: Secret? = nil, become: Become? = nil, knownHostsFile: String? = nil
+    ) {
         self.name = name
         self.address = address
         self.port = port

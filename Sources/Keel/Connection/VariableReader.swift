@@ -38,7 +38,8 @@ public struct VariableReader: Sendable {
         guard let number else { throw mismatch(name, variable, expected: "an integer") }
         if let range, !range.contains(number) {
             throw InventoryError(
-                "\(name) for host \(host) is \(number), outside \(range.lowerBound)…\(range.upperBound)", at: variable.origin)
+                "\(name) for host \(host) is \(number), outside \(range.lowerBound)…\(range.upperBound)",
+                at: variable.origin)
         }
         return number
     }

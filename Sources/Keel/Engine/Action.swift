@@ -15,7 +15,8 @@ public struct Action: Sendable, CustomStringConvertible {
     }
 
     /// `bytes` written to `path` atomically, with mode and owner set before the file appears.
-    public static func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) -> Action {
+    public static func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) -> Action
+    {
         Action(kind: .upload(path: path, bytes: bytes, mode: mode, owner: owner, group: group))
     }
 
@@ -35,7 +36,9 @@ public struct Action: Sendable, CustomStringConvertible {
             let ownership = owner.map { " owner \($0)" + (group.map { ":\($0)" } ?? "") } ?? ""
             return "upload \(path) (\(bytes.count) bytes, mode \(octal(mode))\(ownership))"
         case .sql(let statements, _, let database, let hiding):
-            let shown = statements.map { statement in hiding.reduce(statement) { $0.replacingOccurrences(of: $1.reveal(), with: "***") } }
+            let shown = statements.map { statement in
+                hiding.reduce(statement) { $0.replacingOccurrences(of: $1.reveal(), with: "***") }
+            }
             return "psql\(database.map { " -d \($0)" } ?? ""): " + shown.joined(separator: "; ")
         }
     }
@@ -48,7 +51,9 @@ public struct Action: Sendable, CustomStringConvertible {
         case .upload(let path, let bytes, let mode, let owner, let group):
             try await host.upload(bytes, to: path, mode: mode, owner: owner, group: group)
         case .sql(let statements, let connection, let database, _):
-            try await host.run(connection.psql(database: database), input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
+            try await host.run(
+                connection.psql(database: database),
+                input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
         }
     }
 }

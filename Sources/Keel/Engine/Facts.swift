@@ -61,9 +61,12 @@ public struct Facts: Sendable, Equatable {
             }
         }
         let family = [facts.osID] + like.split(separator: " ").map(String.init)
-        facts.osFamily = family.contains { ["debian", "ubuntu"].contains($0) } ? "debian"
+        facts.osFamily =
+            family.contains { ["debian", "ubuntu"].contains($0) }
+            ? "debian"
             : family.contains { ["rhel", "fedora", "centos"].contains($0) } ? "redhat" : facts.osID
-        let candidates = (facts.interfaces[defaultInterface] ?? [])
+        let candidates =
+            (facts.interfaces[defaultInterface] ?? [])
             + facts.interfaces.filter { $0.key != "lo" }.sorted { $0.key < $1.key }.flatMap(\.value)
         facts.defaultIPv4 = candidates.first.map { String($0.split(separator: "/")[0]) } ?? ""
         return facts

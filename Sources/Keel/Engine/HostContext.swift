@@ -18,7 +18,8 @@ public struct HostContext: Sendable {
         self.facts = facts
         self.peers = peers
         self.variables = VariableReader(host: name, variables: inventory.variables(for: name))
-        self.templateValues = TemplateValues(host: name, inventory: inventory, variables: variables.variables, facts: facts)
+        self.templateValues = TemplateValues(
+            host: name, inventory: inventory, variables: variables.variables, facts: facts)
     }
 
     /// The groups the host belongs to.

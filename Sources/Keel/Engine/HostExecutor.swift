@@ -10,7 +10,10 @@ public struct HostExecutor: Sendable {
     let become: Become?
     let log: @Sendable (String, ExecResult) -> Void
 
-    init(context: HostContext, transport: any Transport, become: Become?, log: @escaping @Sendable (String, ExecResult) -> Void) {
+    init(
+        context: HostContext, transport: any Transport, become: Become?,
+        log: @escaping @Sendable (String, ExecResult) -> Void
+    ) {
         self.context = context
         self.transport = transport
         self.become = become
@@ -20,7 +23,9 @@ public struct HostExecutor: Sendable {
     /// Runs `command` and throws ``CommandFailure`` unless it exits 0.
     /// - Parameter input: bytes for its standard input; secrets go here, never in `command`.
     @discardableResult
-    public func run(_ command: String, input: [UInt8] = [], timeout: Duration = .seconds(600)) async throws -> ExecResult {
+    public func run(_ command: String, input: [UInt8] = [], timeout: Duration = .seconds(600)) async throws
+        -> ExecResult
+    {
         let result = try await transport.run(command, input: input, become: become, timeout: timeout)
         log(command, result)
         guard result.succeeded else { throw CommandFailure(command: command, result: result) }
@@ -34,7 +39,8 @@ public struct HostExecutor: Sendable {
 
     /// Writes `bytes` to `path` atomically, with mode and owner set before the file appears.
     public func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) async throws {
-        try await transport.upload(bytes, to: path, mode: mode, owner: owner, group: group, become: become, timeout: .seconds(600))
+        try await transport.upload(
+            bytes, to: path, mode: mode, owner: owner, group: group, become: become, timeout: .seconds(600))
         log("upload \(path) (\(bytes.count) bytes, mode \(String(mode, radix: 8)))", ExecResult())
     }
 }
@@ -46,7 +52,8 @@ public struct CommandFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let status = result.signal.map { "was killed by SIG\($0)" } ?? "exited \(result.exitStatus)"
-        let detail = (result.stderrText.isEmpty ? result.stdoutText : result.stderrText).trimmingCharacters(in: .whitespacesAndNewlines)
+        let detail = (result.stderrText.isEmpty ? result.stdoutText : result.stderrText).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return "`\(command)` \(status)" + (detail.isEmpty ? "" : ": \(detail.suffix(2000))")
     }
 }

@@ -1,4 +1,3 @@
-
 /// A piece of desired state on a host: a file, a package, a service.
 ///
 /// The engine asks a resource three things, in order, and never lets the first two change anything:

@@ -44,7 +44,10 @@ public struct HostPattern: Sendable {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw InventoryError("cannot read the host list \(path) named in --limit")
             }
-            return Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            return Set(
+                text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                })
         }
         if inventory.groups[term] != nil { return Set(inventory.hostNames(in: term)) }
         if inventory.hosts[term] != nil { return [term] }

@@ -58,13 +58,17 @@ enum INIInventoryReader {
 
     private static func header(_ line: String, at location: SourceLocation) throws(InventoryError) -> Section {
         guard line.hasSuffix("]"), line.count > 2 else {
-            throw InventoryError("section header '\(line)' is not closed", at: location, hint: "write it as [group], [group:vars] or [group:children]")
+            throw InventoryError(
+                "section header '\(line)' is not closed", at: location,
+                hint: "write it as [group], [group:vars] or [group:children]")
         }
         let inner = String(line.dropFirst().dropLast())
         let parts = inner.split(separator: ":", maxSplits: 1).map(String.init)
         let group = parts[0]
         guard !group.isEmpty, !group.contains(where: \.isWhitespace) else {
-            throw InventoryError("'\(group)' is not a valid group name", at: location, hint: "group names are single words such as etcd_cluster")
+            throw InventoryError(
+                "'\(group)' is not a valid group name", at: location,
+                hint: "group names are single words such as etcd_cluster")
         }
         switch parts.count == 2 ? parts[1] : nil {
         case nil: return .hosts(group)
@@ -72,13 +76,18 @@ enum INIInventoryReader {
         case "children": return .children(group)
         case let other?:
             throw InventoryError(
-                "unknown section kind ':\(other)' in [\(inner)]", at: location, hint: "use [\(group)], [\(group):vars] or [\(group):children]")
+                "unknown section kind ':\(other)' in [\(inner)]", at: location,
+                hint: "use [\(group)], [\(group):vars] or [\(group):children]")
         }
     }
 
-    private static func assignment(_ text: String, at location: SourceLocation) throws(InventoryError) -> (String, InventoryValue) {
+    private static func assignment(_ text: String, at location: SourceLocation) throws(InventoryError) -> (
+        String, InventoryValue
+    ) {
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-            throw InventoryError("expected NAME=VALUE, found '\(text)'", at: location, hint: "host variables are written name=value after the host")
+            throw InventoryError(
+                "expected NAME=VALUE, found '\(text)'", at: location,
+                hint: "host variables are written name=value after the host")
         }
         let key = text[..<equals].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
@@ -147,7 +156,9 @@ enum ShellWords {
 /// Expands Ansible host ranges: `pg[1:3]` is pg1, pg2, pg3; `db[01:10]` keeps the leading zeros.
 enum HostRange {
     static func expand(_ pattern: String, at location: SourceLocation) throws(InventoryError) -> [String] {
-        guard let open = pattern.firstIndex(of: "["), let close = pattern[open...].firstIndex(of: "]") else { return [pattern] }
+        guard let open = pattern.firstIndex(of: "["), let close = pattern[open...].firstIndex(of: "]") else {
+            return [pattern]
+        }
         let bounds = pattern[pattern.index(after: open)..<close].split(separator: ":")
         guard bounds.count == 2, let low = Int(bounds[0]), let high = Int(bounds[1]), low <= high else {
             throw InventoryError("host range '\(pattern)' must look like name[1:3]", at: location)

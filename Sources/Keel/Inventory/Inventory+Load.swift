@@ -7,7 +7,8 @@ extension Inventory {
     public static func load(path: String) throws(InventoryError) -> Inventory {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InventoryError(
-                "cannot read inventory file \(path)", hint: "check the path given with -i; it must be a YAML or INI file")
+                "cannot read inventory file \(path)",
+                hint: "check the path given with -i; it must be a YAML or INI file")
         }
         let text = String(decoding: data, as: UTF8.self)
         var builder = InventoryBuilder(path: path)
@@ -43,7 +44,9 @@ extension Inventory {
             if isDirectory.boolValue {
                 let files = ((try? manager.contentsOfDirectory(atPath: path)) ?? []).sorted().filter(isVariableFile)
                 for file in files {
-                    result[entry, default: [:]].merge(try variables(fromFile: (path as NSString).appendingPathComponent(file))) { $1 }
+                    result[entry, default: [:]].merge(
+                        try variables(fromFile: (path as NSString).appendingPathComponent(file))
+                    ) { $1 }
                 }
             } else if isVariableFile(entry) {
                 let name = (entry as NSString).deletingPathExtension

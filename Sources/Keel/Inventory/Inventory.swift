@@ -51,7 +51,8 @@ public struct Inventory: Sendable {
         self.hostVariableFiles = hostVariableFiles
         let depths = Dictionary(uniqueKeysWithValues: groups.keys.map { ($0, Self.depth(of: $0, in: groups)) })
         groupNames = groups.keys.sorted { (depths[$0]!, $0) < (depths[$1]!, $1) }
-        members = Dictionary(uniqueKeysWithValues: groups.keys.map { ($0, Self.members(of: $0, in: groups, hostNames: hostNames)) })
+        members = Dictionary(
+            uniqueKeysWithValues: groups.keys.map { ($0, Self.members(of: $0, in: groups, hostNames: hostNames)) })
     }
 
     /// Every group `host` belongs to, directly or through a parent, ordered as variables resolve (`all` first).
@@ -83,7 +84,8 @@ public struct Inventory: Sendable {
         for group in memberships { resolved.merge(groupVariableFiles[group] ?? [:]) { $1 } }
         resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
         resolved.merge(hostVariableFiles[host] ?? [:]) { $1 }
-        resolved["inventory_hostname"] = Variable(.string(host), at: hosts[host]?.location ?? SourceLocation(file: path, line: 0))
+        resolved["inventory_hostname"] = Variable(
+            .string(host), at: hosts[host]?.location ?? SourceLocation(file: path, line: 0))
         return resolved
     }
 

@@ -26,19 +26,23 @@ struct InventoryBuilder {
     mutating func addChild(_ child: String, to parent: String, at location: SourceLocation, defined: Bool) {
         if !defined { references.append((child, parent, location)) }
         if groups[child] == nil {
-            groups[child] = Inventory.Group(name: child, hosts: [], children: [], variables: [:], location: defined ? location : nil)
+            groups[child] = Inventory.Group(
+                name: child, hosts: [], children: [], variables: [:], location: defined ? location : nil)
         }
         if !(groups[parent]?.children.contains(child) ?? true) { groups[parent]?.children.append(child) }
     }
 
     /// Adds `host` to `group` with its own variables; a second definition must not contradict the first.
-    mutating func addHost(_ name: String, to group: String, variables: [String: Variable], at location: SourceLocation) throws(InventoryError) {
+    mutating func addHost(_ name: String, to group: String, variables: [String: Variable], at location: SourceLocation)
+        throws(InventoryError)
+    {
         if var existing = hosts[name] {
             for (key, variable) in variables {
                 if let previous = existing.variables[key], previous.value != variable.value {
                     throw InventoryError(
                         "host \(name) is defined twice with different values for \(key): \(previous.value) at \(previous.origin) and \(variable.value) here",
-                        at: variable.origin, hint: "keep one value: set it once on the host, or move it to a group variable")
+                        at: variable.origin,
+                        hint: "keep one value: set it once on the host, or move it to a group variable")
                 }
                 existing.variables[key] = variable
             }
@@ -55,12 +59,16 @@ struct InventoryBuilder {
     }
 
     /// Checks the whole and returns the inventory, with variables from `group_vars/` and `host_vars/` attached.
-    func build(groupVariableFiles: [String: [String: Variable]], hostVariableFiles: [String: [String: Variable]]) throws(InventoryError) -> Inventory {
+    func build(groupVariableFiles: [String: [String: Variable]], hostVariableFiles: [String: [String: Variable]])
+        throws(InventoryError) -> Inventory
+    {
         for reference in references where groups[reference.group]?.location == nil {
             throw InventoryError(
                 "group '\(reference.group)' is listed as a child of '\(reference.parent)' but is not defined",
                 at: reference.location,
-                hint: "define [\(reference.group)] with its hosts, fix the name if it is a typo, or declare an empty group explicitly")
+                hint:
+                    "define [\(reference.group)] with its hosts, fix the name if it is a typo, or declare an empty group explicitly"
+            )
         }
         try checkForCycles()
         var groups = self.groups
@@ -70,7 +78,10 @@ struct InventoryBuilder {
         let grouped = Set(groups.values.filter { $0.name != "all" }.flatMap(\.hosts))
         let ungrouped = hostNames.filter { !grouped.contains($0) }
         if !ungrouped.isEmpty {
-            groups["ungrouped", default: Inventory.Group(name: "ungrouped", hosts: [], children: [], variables: [:], location: nil)].hosts = ungrouped
+            groups[
+                "ungrouped",
+                default: Inventory.Group(name: "ungrouped", hosts: [], children: [], variables: [:], location: nil)
+            ].hosts = ungrouped
             if !(groups["all"]?.children.contains("ungrouped") ?? false) { groups["all"]?.children.append("ungrouped") }
         }
         for (group, variables) in groupVariableFiles where groups[group] == nil {
@@ -81,7 +92,8 @@ struct InventoryBuilder {
         }
         for (host, variables) in hostVariableFiles where hosts[host] == nil {
             throw InventoryError(
-                "host_vars file for '\(host)' names a host the inventory does not define", at: variables.values.first?.origin,
+                "host_vars file for '\(host)' names a host the inventory does not define",
+                at: variables.values.first?.origin,
                 hint: "rename the file after one of: \(hostNames.joined(separator: ", "))")
         }
         return Inventory(
@@ -105,7 +117,8 @@ struct InventoryBuilder {
             if let cycle = visit(name, []) {
                 throw InventoryError(
                     "groups contain each other: \(cycle.joined(separator: " → "))",
-                    at: groups[cycle[0]]?.location, hint: "a group cannot be its own descendant; remove one of these children")
+                    at: groups[cycle[0]]?.location,
+                    hint: "a group cannot be its own descendant; remove one of these children")
             }
         }
     }

@@ -6,7 +6,9 @@ enum YAMLDocument {
         do {
             return try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw InventoryError(describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) }, hint: "fix the YAML syntax at that line")
+            throw InventoryError(
+                describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) },
+                hint: "fix the YAML syntax at that line")
         } catch {
             throw InventoryError("cannot parse YAML: \(error)", at: SourceLocation(file: file, line: 1))
         }
@@ -15,7 +17,9 @@ enum YAMLDocument {
     /// A mapping's entries as variables, each keeping the line it was written on.
     static func variables(in node: Node, file: String, context: String) throws(InventoryError) -> [String: Variable] {
         guard case .mapping(let entries) = node else {
-            throw InventoryError("\(context) must be a mapping of variable names to values, not \(kind(of: node))", at: location(node, file))
+            throw InventoryError(
+                "\(context) must be a mapping of variable names to values, not \(kind(of: node))",
+                at: location(node, file))
         }
         var variables: [String: Variable] = [:]
         for (key, value) in entries {
@@ -78,7 +82,8 @@ enum YAMLDocument {
 
     private static func describe(_ error: YamlError) -> String {
         switch error {
-        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _), .composer(let context, let problem, _, _):
+        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
+            .composer(let context, let problem, _, _):
             "invalid YAML: \(problem)" + (context.map { " (\($0.text))" } ?? "")
         case .duplicatedKeysInMapping(let duplicates, _):
             "the same key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", ")

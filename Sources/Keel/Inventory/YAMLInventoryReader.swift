@@ -40,7 +40,9 @@ enum YAMLInventoryReader {
             case "hosts":
                 try readHosts(value, group: group, file: file, into: &builder)
             case "vars":
-                for (name, variable) in try YAMLDocument.variables(in: value, file: file, context: "vars of group '\(group)'") {
+                for (name, variable) in try YAMLDocument.variables(
+                    in: value, file: file, context: "vars of group '\(group)'")
+                {
                     builder.setVariable(name, variable, onGroup: group)
                 }
             case "children":
@@ -51,7 +53,8 @@ enum YAMLInventoryReader {
                         at: YAMLDocument.location(value, file), hint: "write each child as `NAME:` on its own line")
                 }
                 for (childKey, childBody) in children {
-                    try readGroup(try name(of: childKey, file), body: childBody, parent: group, file: file, into: &builder)
+                    try readGroup(
+                        try name(of: childKey, file), body: childBody, parent: group, file: file, into: &builder)
                 }
             default:
                 throw InventoryError(
@@ -61,16 +64,20 @@ enum YAMLInventoryReader {
         }
     }
 
-    private static func readHosts(_ node: Node, group: String, file: String, into builder: inout InventoryBuilder) throws(InventoryError) {
+    private static func readHosts(_ node: Node, group: String, file: String, into builder: inout InventoryBuilder)
+        throws(InventoryError)
+    {
         if YAMLDocument.isNull(node) { return }
         guard case .mapping(let hosts) = node else {
             throw InventoryError(
                 "hosts of group '\(group)' must be a mapping of host names, not \(YAMLDocument.kind(of: node))",
-                at: YAMLDocument.location(node, file), hint: "write each host as `NAME:` (followed by its variables, if any)")
+                at: YAMLDocument.location(node, file),
+                hint: "write each host as `NAME:` (followed by its variables, if any)")
         }
         for (key, body) in hosts {
             let host = try name(of: key, file)
-            let variables = YAMLDocument.isNull(body)
+            let variables =
+                YAMLDocument.isNull(body)
                 ? [:] : try YAMLDocument.variables(in: body, file: file, context: "host '\(host)'")
             try builder.addHost(host, to: group, variables: variables, at: YAMLDocument.location(key, file))
         }
@@ -78,7 +85,8 @@ enum YAMLInventoryReader {
 
     private static func name(of key: Node, _ file: String) throws(InventoryError) -> String {
         guard case .scalar(let scalar) = key, !scalar.string.isEmpty else {
-            throw InventoryError("expected a name here, found \(YAMLDocument.kind(of: key))", at: YAMLDocument.location(key, file))
+            throw InventoryError(
+                "expected a name here, found \(YAMLDocument.kind(of: key))", at: YAMLDocument.location(key, file))
         }
         return scalar.string
     }

@@ -1,4 +1,3 @@
-
 /// Something to do once at the end of a play, when any step that names it changed: restart a service after its
 /// config changed (a reload of a service that is not running does nothing). Each handler runs at most once per
 /// host and play, in the order handlers were first named; a restart stands in for a reload of the same service.
@@ -45,7 +44,8 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
     public var command: String {
         switch self {
         case .restart(let service): Self.reloadingUnits(service) + "systemctl restart \(shellQuote(service))"
-        case .restartIfRunning(let service): Self.reloadingUnits(service) + "systemctl try-restart \(shellQuote(service))"
+        case .restartIfRunning(let service):
+            Self.reloadingUnits(service) + "systemctl try-restart \(shellQuote(service))"
         case .reload(let service): "systemctl try-reload-or-restart \(shellQuote(service))"
         case .run(_, let command): command
         }

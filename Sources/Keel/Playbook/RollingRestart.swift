@@ -28,7 +28,9 @@ public struct RollingRestart: Sendable {
     public var handler: Handler {
         .run(
             name: "mark \(name) for a rolling restart",
-            command: "if systemctl is-active -q \(shellQuote(name)); then mkdir -p /run/keel/restart-due && touch \(mark); fi")
+            command:
+                "if systemctl is-active -q \(shellQuote(name)); then mkdir -p /run/keel/restart-due && touch \(mark); fi"
+        )
     }
 
     /// The step that restarts the host when the restart is due, and waits until it is back in service.
@@ -59,8 +61,10 @@ public struct MarkedRestart: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text == "due" else { return [] }
-        return [Change(
-            "\(summary) on \(host.name) and wait until it is in service", .shell(command), .shell(ready),
-            .shell("rm -f \(shellQuote(mark))"))]
+        return [
+            Change(
+                "\(summary) on \(host.name) and wait until it is in service", .shell(command), .shell(ready),
+                .shell("rm -f \(shellQuote(mark))"))
+        ]
     }
 }

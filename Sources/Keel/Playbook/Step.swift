@@ -22,7 +22,11 @@ public struct Step: Sendable {
     public func tags(_ names: String...) -> Step { with { $0.tags.formUnion(names) } }
     public func named(_ name: String) -> Step { with { $0.name = name } }
     /// Tries again up to `count` more times, `delay` apart, when applying fails or does not converge.
-    public func retries(_ count: Int, delay: Duration = .seconds(2)) -> Step { with { $0.retries = count; $0.retryDelay = delay } }
+    public func retries(_ count: Int, delay: Duration = .seconds(2)) -> Step {
+        with {
+            $0.retries = count; $0.retryDelay = delay
+        }
+    }
     public func runOnce(_ enabled: Bool = true) -> Step { with { $0.runOnce = enabled } }
 
     private func with(_ change: (inout Step) -> Void) -> Step {

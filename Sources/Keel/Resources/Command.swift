@@ -1,4 +1,3 @@
-
 /// A command to run, guarded so that it runs only when needed: `creates` (skip when the path exists) or `unless`
 /// (skip when that check succeeds). Without a guard it runs every time and is always reported as changed.
 public struct Command: Resource {

@@ -1,4 +1,3 @@
-
 /// A directory with a mode, owner and group (its parents are created as needed).
 public struct Directory: Resource {
     public var path: String

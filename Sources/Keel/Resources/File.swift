@@ -1,4 +1,3 @@
-
 /// A regular file with exact contents, mode, owner and group; or a path that must not exist.
 ///
 /// Contents are compared by checksum, so an unchanged file is never sent. New contents go into a temporary file
@@ -28,7 +27,9 @@ public struct File: Resource {
     public var owner: String?
     public var group: String?
 
-    public init(_ path: String, contents: Contents, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root") {
+    public init(
+        _ path: String, contents: Contents, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root"
+    ) {
         self.path = path
         self.contents = contents
         self.mode = contents.isSecret ? mode & 0o600 : mode
@@ -36,7 +37,8 @@ public struct File: Resource {
         self.group = group
     }
 
-    public init(_ path: String, content: String, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root") {
+    public init(_ path: String, content: String, mode: UInt32 = 0o644, owner: String? = "root", group: String? = "root")
+    {
         self.init(path, contents: .text(content), mode: mode, owner: owner, group: group)
     }
 
@@ -65,7 +67,8 @@ public struct File: Resource {
 
     /// Shared with ``Template``: what turns `current` into a file holding `wanted`.
     static func changes(
-        path: String, wanted: [UInt8], isSecret: Bool, current: FileAttributes, mode: UInt32, owner: String?, group: String?
+        path: String, wanted: [UInt8], isSecret: Bool, current: FileAttributes, mode: UInt32, owner: String?,
+        group: String?
     ) -> [Change] {
         let content = ContentChange(path: path, desired: wanted, isSecret: isSecret)
         // The upload sets mode and owner too, before the file appears.
@@ -74,9 +77,12 @@ public struct File: Resource {
         case .missing:
             return [Change("create (\(wanted.count) bytes, mode \(octal(mode)))", upload, content: content)]
         case .directory, .other:
-            return [Change(
-                "replace the \(current.kind.rawValue) at this path with a file", .shell("rm -rf \(shellQuote(path))"), upload,
-                content: content)]
+            return [
+                Change(
+                    "replace the \(current.kind.rawValue) at this path with a file",
+                    .shell("rm -rf \(shellQuote(path))"), upload,
+                    content: content)
+            ]
         case .file:
             let attributes = current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
             guard current.sha256 != SHA256.hex(wanted) else { return attributes }

@@ -1,4 +1,3 @@
-
 /// What a file or directory on the host looks like, read by one probe: type, mode, owner, group and, for
 /// regular files, the SHA-256 of the contents.
 struct FileAttributes: Equatable {
@@ -44,14 +43,20 @@ struct FileAttributes: Equatable {
     func attributeChanges(path: String, mode: UInt32?, owner: String?, group: String?) -> [Change] {
         var changes: [Change] = []
         if let mode, self.mode != mode {
-            changes.append(Change(
-                "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))", .shell("chmod \(octal(mode)) \(shellQuote(path))")))
+            changes.append(
+                Change(
+                    "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))",
+                    .shell("chmod \(octal(mode)) \(shellQuote(path))")))
         }
         if let owner, self.owner != owner {
-            changes.append(Change("owner \(self.owner ?? "?") → \(owner)", .shell("chown \(shellQuote(owner)) \(shellQuote(path))")))
+            changes.append(
+                Change(
+                    "owner \(self.owner ?? "?") → \(owner)", .shell("chown \(shellQuote(owner)) \(shellQuote(path))")))
         }
         if let group, self.group != group {
-            changes.append(Change("group \(self.group ?? "?") → \(group)", .shell("chgrp \(shellQuote(group)) \(shellQuote(path))")))
+            changes.append(
+                Change(
+                    "group \(self.group ?? "?") → \(group)", .shell("chgrp \(shellQuote(group)) \(shellQuote(path))")))
         }
         return changes
     }

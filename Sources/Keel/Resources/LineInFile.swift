@@ -21,7 +21,9 @@ public struct LineInFile: TextFileEdit {
         var lines = textLines(text)
         if let matching {
             let regex = try NSRegularExpression(pattern: matching)
-            if let index = lines.lastIndex(where: { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }) {
+            if let index = lines.lastIndex(where: {
+                regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil
+            }) {
                 lines[index] = line
                 return lines.joined(separator: "\n") + "\n"
             }

@@ -1,4 +1,3 @@
-
 /// System packages installed (or removed) with the host's package manager: apt on Debian, dnf on the RHEL family.
 public struct Package: Resource {
     public enum State: Sendable { case present, absent }
@@ -34,9 +33,11 @@ public struct Package: Resource {
         let wrong = names.filter { (fields[$0] == "installed") != (state == .present) }
         guard !wrong.isEmpty else { return [] }
         let manager = PackageManager(facts: host.facts)
-        return [Change(
-            "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
-            .shell(state == .present ? manager.install(wrong) : manager.remove(wrong), timeout: .seconds(1800)))]
+        return [
+            Change(
+                "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
+                .shell(state == .present ? manager.install(wrong) : manager.remove(wrong), timeout: .seconds(1800)))
+        ]
     }
 }
 
@@ -53,14 +54,19 @@ struct PackageManager {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
         let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
-        let install = "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
-        let update = "for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
-        return "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
+        let install =
+            "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
+        let update =
+            "for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
+        return
+            "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
             + "\(update); fi; \(install) || { \(update); \(install); }"
     }
 
     func remove(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
-        return isApt ? "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=300 \(list)" : "dnf remove -y \(list)"
+        return isApt
+            ? "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=300 \(list)"
+            : "dnf remove -y \(list)"
     }
 }

@@ -1,4 +1,3 @@
-
 /// How Keel reaches a PostgreSQL server on the host: `psql` as the OS user `postgres` over the local socket.
 public struct PostgresConnection: Sendable, Hashable {
     public var port: Int
@@ -31,10 +30,14 @@ public struct PostgresConnection: Sendable, Hashable {
     /// - Throws: when psql could not reach the server.
     func rows(_ output: ProbeOutput, on host: HostContext, database: String? = nil) throws -> [[String]]? {
         if output.text.contains("@@unreachable") {
-            throw ResourceError("PostgreSQL does not answer on port \(port) of \(host.name)\(database.map { ", or database \($0) is missing" } ?? "")")
+            throw ResourceError(
+                "PostgreSQL does not answer on port \(port) of \(host.name)\(database.map { ", or database \($0) is missing" } ?? "")"
+            )
         }
         if output.text.hasPrefix("@@standby") { return nil }
-        return output.text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        return output.text.split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 }
 
@@ -56,7 +59,10 @@ public struct PostgresRole: Resource {
     public var replication: Bool
     public var connection: PostgresConnection
 
-    public init(_ name: String, password: Secret? = nil, login: Bool = true, superuser: Bool = false, replication: Bool = false, connection: PostgresConnection = PostgresConnection()) {
+    public init(
+        _ name: String, password: Secret? = nil, login: Bool = true, superuser: Bool = false, replication: Bool = false,
+        connection: PostgresConnection = PostgresConnection()
+    ) {
         self.name = name
         self.password = password
         self.login = login
@@ -70,19 +76,29 @@ public struct PostgresRole: Resource {
     public var affectsOtherResources: Bool { true }
 
     public var probe: String {
-        connection.probe("SELECT 'found', rolcanlogin, rolsuper, rolreplication, coalesce(rolpassword, '') FROM pg_authid WHERE rolname = \(SQL.literal(name));")
+        connection.probe(
+            "SELECT 'found', rolcanlogin, rolsuper, rolreplication, coalesce(rolpassword, '') FROM pg_authid WHERE rolname = \(SQL.literal(name));"
+        )
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard let rows = try connection.rows(output, on: host) else { return [] }
         let fields = rows.first ?? []
-        let attributes = "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
+        let attributes =
+            "\(login ? "LOGIN" : "NOLOGIN") \(superuser ? "SUPERUSER" : "NOSUPERUSER") \(replication ? "REPLICATION" : "NOREPLICATION")"
         guard fields.first == "found", fields.count == 5 else {
-            return [Change("create", statement("CREATE ROLE \(SQL.identifier(name)) \(attributes)", withPassword: password != nil))]
+            return [
+                Change(
+                    "create",
+                    statement("CREATE ROLE \(SQL.identifier(name)) \(attributes)", withPassword: password != nil))
+            ]
         }
         var changes: [Change] = []
-        if fields[1] != (login ? "t" : "f") || fields[2] != (superuser ? "t" : "f") || fields[3] != (replication ? "t" : "f") {
-            changes.append(Change("attributes → \(attributes)", statement("ALTER ROLE \(SQL.identifier(name)) \(attributes)")))
+        if fields[1] != (login ? "t" : "f") || fields[2] != (superuser ? "t" : "f")
+            || fields[3] != (replication ? "t" : "f")
+        {
+            changes.append(
+                Change("attributes → \(attributes)", statement("ALTER ROLE \(SQL.identifier(name)) \(attributes)")))
         }
         if let password, !SCRAM.matches(fields[4], password: password.reveal()) {
             changes.append(Change("password", statement("ALTER ROLE \(SQL.identifier(name))", withPassword: true)))
@@ -115,17 +131,30 @@ public struct PostgresDatabase: Resource {
     public var affectsOtherResources: Bool { true }
 
     public var probe: String {
-        connection.probe("SELECT 'found', pg_get_userbyid(datdba) FROM pg_database WHERE datname = \(SQL.literal(name));")
+        connection.probe(
+            "SELECT 'found', pg_get_userbyid(datdba) FROM pg_database WHERE datname = \(SQL.literal(name));")
     }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard let rows = try connection.rows(output, on: host) else { return [] }
         let fields = rows.first ?? []
         guard fields.first == "found" else {
-            return [Change("create", .sql(["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"], connection: connection))]
+            return [
+                Change(
+                    "create",
+                    .sql(
+                        ["CREATE DATABASE \(SQL.identifier(name)) OWNER \(SQL.identifier(owner))"],
+                        connection: connection))
+            ]
         }
         guard fields.count != 2 || fields[1] != owner else { return [] }
-        return [Change("owner → \(owner)", .sql(["ALTER DATABASE \(SQL.identifier(name)) OWNER TO \(SQL.identifier(owner))"], connection: connection))]
+        return [
+            Change(
+                "owner → \(owner)",
+                .sql(
+                    ["ALTER DATABASE \(SQL.identifier(name)) OWNER TO \(SQL.identifier(owner))"], connection: connection
+                ))
+        ]
     }
 }
 
@@ -150,6 +179,12 @@ public struct PostgresExtension: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard let rows = try connection.rows(output, on: host, database: database) else { return [] }
         guard rows.first != ["found"] else { return [] }
-        return [Change("create", .sql(["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"], connection: connection, database: database))]
+        return [
+            Change(
+                "create",
+                .sql(
+                    ["CREATE EXTENSION IF NOT EXISTS \(SQL.identifier(name))"], connection: connection,
+                    database: database))
+        ]
     }
 }

@@ -1,4 +1,3 @@
-
 /// A systemd service: running or stopped, enabled at boot or not. Reloads systemd first when its unit changed.
 public struct Service: Resource {
     public enum State: Sendable { case started, stopped }
@@ -32,18 +31,25 @@ public struct Service: Resource {
         let unit = shellQuote(name)
         let unseen = fields["load"] == "not-found"
         if unseen && fields["unitfile"] == nil {
-            throw ResourceError("systemd has no unit \(name) on \(host.name); install its package or write its unit file first")
+            throw ResourceError(
+                "systemd has no unit \(name) on \(host.name); install its package or write its unit file first")
         }
         var changes: [Change] = []
-        if fields["reload"] == "yes" || unseen { changes.append(Change("reload systemd units", .shell("systemctl daemon-reload"))) }
+        if fields["reload"] == "yes" || unseen {
+            changes.append(Change("reload systemd units", .shell("systemctl daemon-reload")))
+        }
         if let enabled {
-            let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(fields["enabled"] ?? "")
+            let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(
+                fields["enabled"] ?? "")
             if enabled != isEnabled {
-                changes.append(Change(enabled ? "enable" : "disable", .shell("systemctl \(enabled ? "enable" : "disable") \(unit)")))
+                changes.append(
+                    Change(
+                        enabled ? "enable" : "disable", .shell("systemctl \(enabled ? "enable" : "disable") \(unit)")))
             }
         }
         if let state {
-            let active = fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
+            let active =
+                fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
             if state == .started, !active { changes.append(Change("start", .shell("systemctl start \(unit)"))) }
             if state == .stopped, active { changes.append(Change("stop", .shell("systemctl stop \(unit)"))) }
         }

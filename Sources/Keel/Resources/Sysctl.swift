@@ -1,4 +1,3 @@
-
 /// A kernel parameter, set now and persisted in `/etc/sysctl.d/`. With `tolerateRefusal`, a host that refuses the
 /// parameter (containers refuse most `kernel.*` and `vm.*`) keeps the persisted file and the run goes on.
 public struct Sysctl: Resource {
@@ -24,11 +23,15 @@ public struct Sysctl: Resource {
         let fields = output.fields
         var changes: [Change] = []
         if fields["persisted"] != "\(key) = \(value)" {
-            changes.append(Change("persist \(key) = \(value)", .shell("printf '%s\\n' \(shellQuote("\(key) = \(value)")) > \(shellQuote(file))")))
+            changes.append(
+                Change(
+                    "persist \(key) = \(value)",
+                    .shell("printf '%s\\n' \(shellQuote("\(key) = \(value)")) > \(shellQuote(file))")))
         }
         if fields["live"] != value && !(tolerateRefusal && changes.isEmpty) {
             let set = "sysctl -q -w \(shellQuote("\(key)=\(value)"))"
-            changes.append(Change("\(fields["live"] ?? "?") → \(value)", .shell(tolerateRefusal ? "\(set) || true" : set)))
+            changes.append(
+                Change("\(fields["live"] ?? "?") → \(value)", .shell(tolerateRefusal ? "\(set) || true" : set)))
         }
         return changes
     }

@@ -76,10 +76,12 @@ struct TemplateValues: @unchecked Sendable {
         var context = variables.mapValues { $0.value.stencilValue }
         context["facts"] = facts.templateValue
         context["inventory_hostname"] = host
-        context["groups"] = Dictionary(uniqueKeysWithValues: inventory.groupNames.map { ($0, inventory.hostNames(in: $0)) })
-        context["hostvars"] = Dictionary(uniqueKeysWithValues: inventory.hostNames.map { name in
-            (name, inventory.variables(for: name).mapValues { $0.value.stencilValue })
-        })
+        context["groups"] = Dictionary(
+            uniqueKeysWithValues: inventory.groupNames.map { ($0, inventory.hostNames(in: $0)) })
+        context["hostvars"] = Dictionary(
+            uniqueKeysWithValues: inventory.hostNames.map { name in
+                (name, inventory.variables(for: name).mapValues { $0.value.stencilValue })
+            })
         self.context = context
     }
 }

@@ -12,9 +12,12 @@ public struct TemplateLibrary: Sendable {
     /// `$KEEL_TEMPLATES`, else `templates/` in the working directory, else the `templates/` of the checkout the
     /// running `keel` was built in.
     public static func locate() -> TemplateLibrary {
-        if let configured = ProcessInfo.processInfo.environment["KEEL_TEMPLATES"] { return TemplateLibrary(directory: configured) }
+        if let configured = ProcessInfo.processInfo.environment["KEEL_TEMPLATES"] {
+            return TemplateLibrary(directory: configured)
+        }
         let local = FileManager.default.currentDirectoryPath + "/templates"
-        var candidate = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidate = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<5 {
             let templates = candidate.appendingPathComponent("templates").path
             if FileManager.default.fileExists(atPath: templates) && !FileManager.default.fileExists(atPath: local) {
@@ -78,7 +81,8 @@ public struct TemplateLibrary: Sendable {
                 block[0].split(separator: ",").forEach { loopNames.insert($0.trimmingCharacters(in: .whitespaces)) }
                 require(block[1], line: index + 1)
             }
-            for expression in matches(#"\{\{-?\s*(.+?)\s*-?\}\}"#, in: String(line)) where !expression[0].contains("|default") {
+            for expression in matches(#"\{\{-?\s*(.+?)\s*-?\}\}"#, in: String(line))
+            where !expression[0].contains("|default") {
                 require(expression[0], line: index + 1)
             }
         }

@@ -16,13 +16,17 @@ extension TextFileEdit {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let fields = output.fields
-        let current = fields["content"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let current =
+            fields["content"].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let wanted = try edited(current)
         guard wanted != current || fields["missing"] != nil else { return [] }
         let bytes = Array(wanted.utf8)
-        return [Change(
-            fields["missing"] != nil ? "create" : "edit", .upload(bytes, to: path, mode: mode, owner: nil, group: nil),
-            content: ContentChange(path: path, desired: bytes, isSecret: false))]
+        return [
+            Change(
+                fields["missing"] != nil ? "create" : "edit",
+                .upload(bytes, to: path, mode: mode, owner: nil, group: nil),
+                content: ContentChange(path: path, desired: bytes, isSecret: false))
+        ]
     }
 }
 

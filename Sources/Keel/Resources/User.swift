@@ -1,4 +1,3 @@
-
 /// A local system group.
 public struct Group: Resource {
     public var name: String
@@ -14,7 +13,8 @@ public struct Group: Resource {
     public var probe: String { "getent group \(shellQuote(name)) >/dev/null && echo exists=1 || echo exists=0" }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["exists"] == "1" ? [] : [Change("create", .shell("groupadd \(system ? "--system " : "")\(shellQuote(name))"))]
+        output.fields["exists"] == "1"
+            ? [] : [Change("create", .shell("groupadd \(system ? "--system " : "")\(shellQuote(name))"))]
     }
 }
 
@@ -26,7 +26,9 @@ public struct User: Resource {
     public var shell: String
     public var system: Bool
 
-    public init(_ name: String, group: String? = nil, home: String? = nil, shell: String = "/bin/bash", system: Bool = true) {
+    public init(
+        _ name: String, group: String? = nil, home: String? = nil, shell: String = "/bin/bash", system: Bool = true
+    ) {
         self.name = name
         self.group = group
         self.home = home
@@ -48,12 +50,20 @@ public struct User: Resource {
             var options = [system ? "--system" : "", "--shell \(shellQuote(shell))", "--create-home"]
             if let home { options.append("--home-dir \(shellQuote(home))") }
             if let group { options.append("--gid \(shellQuote(group))") } else { options.append("--user-group") }
-            return [Change("create", .shell("useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"))]
+            return [
+                Change("create", .shell("useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"))
+            ]
         }
         var changes: [Change] = []
-        if fields["shell"] != shell { changes.append(Change("shell → \(shell)", .shell("usermod --shell \(shellQuote(shell)) \(user)"))) }
-        if let home, fields["home"] != home { changes.append(Change("home → \(home)", .shell("usermod --home \(shellQuote(home)) \(user)"))) }
-        if let group, fields["group"] != group { changes.append(Change("group → \(group)", .shell("usermod --gid \(shellQuote(group)) \(user)"))) }
+        if fields["shell"] != shell {
+            changes.append(Change("shell → \(shell)", .shell("usermod --shell \(shellQuote(shell)) \(user)")))
+        }
+        if let home, fields["home"] != home {
+            changes.append(Change("home → \(home)", .shell("usermod --home \(shellQuote(home)) \(user)")))
+        }
+        if let group, fields["group"] != group {
+            changes.append(Change("group → \(group)", .shell("usermod --gid \(shellQuote(group)) \(user)")))
+        }
         return changes
     }
 }

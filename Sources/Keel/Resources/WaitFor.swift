@@ -1,4 +1,3 @@
-
 /// Waits until something on the host is ready: a TCP port accepts, an HTTP URL answers a status, a command
 /// succeeds. Converged (no change) when it already is.
 public struct WaitFor: Resource {
@@ -33,7 +32,8 @@ public struct WaitFor: Resource {
     private var check: String {
         switch condition {
         case .port(let port, let host): "timeout 2 bash -c \(shellQuote("</dev/tcp/\(host)/\(port)"))"
-        case .http(let url, let status): "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(shellQuote(url)))\" = \(status) ]"
+        case .http(let url, let status):
+            "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(shellQuote(url)))\" = \(status) ]"
         case .command(let command): command
         }
     }
@@ -45,7 +45,8 @@ public struct WaitFor: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.fields["ready"] != "1" else { return [] }
         let seconds = max(1, Int(timeout.components.seconds))
-        let loop = "end=$(($(date +%s) + \(seconds))); until { \(check) ; } >/dev/null 2>&1; do "
+        let loop =
+            "end=$(($(date +%s) + \(seconds))); until { \(check) ; } >/dev/null 2>&1; do "
             + "[ $(date +%s) -ge $end ] && { echo 'not ready after \(seconds) s' >&2; exit 1; }; sleep \(max(0.1, interval.seconds)); done"
         return [Change("wait up to \(seconds) s", .shell(loop, timeout: timeout + .seconds(30)))]
     }

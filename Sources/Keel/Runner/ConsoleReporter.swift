@@ -31,7 +31,8 @@ public final class ConsoleReporter: Reporter {
     private func render(_ event: RunEvent) -> String {
         switch event {
         case .playStarted(let name, let hosts):
-            return "\n" + paint("PLAY \(name)", .bold) + " [\(hosts.isEmpty ? "no hosts" : hosts.joined(separator: ", "))]\n"
+            return "\n" + paint("PLAY \(name)", .bold)
+                + " [\(hosts.isEmpty ? "no hosts" : hosts.joined(separator: ", "))]\n"
         case .step(let report):
             return render(report)
         case .handler(let host, let name, let status, let error):
@@ -59,7 +60,9 @@ public final class ConsoleReporter: Reporter {
         if verbosity != .normal { for command in report.commands { text += "      $ \(command)\n" } }
         for diff in report.diffs {
             text += diff.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-                let painted = line.hasPrefix("+") ? paint(String(line), .green) : line.hasPrefix("-") ? paint(String(line), .red) : String(line)
+                let painted =
+                    line.hasPrefix("+")
+                    ? paint(String(line), .green) : line.hasPrefix("-") ? paint(String(line), .red) : String(line)
                 return "        \(painted)\n"
             }.joined()
         }
@@ -74,14 +77,17 @@ public final class ConsoleReporter: Reporter {
             let counts = recap.hosts[host] ?? Recap.Counts()
             let name = host.padding(toLength: width, withPad: " ", startingAt: 0)
             let changed = recap.checkMode ? "would change=\(counts.changed)" : "changed=\(counts.changed)"
-            text += "\(name) : ok=\(counts.ok) \(counts.changed > 0 ? paint(changed, .yellow) : changed) "
+            text +=
+                "\(name) : ok=\(counts.ok) \(counts.changed > 0 ? paint(changed, .yellow) : changed) "
                 + "failed=\(counts.failed > 0 ? paint(String(counts.failed), .red) : "0") skipped=\(counts.skipped) "
                 + "unreachable=\(counts.unreachable > 0 ? paint(String(counts.unreachable), .red) : "0")\n"
         }
         let slow = recap.slowest.filter { $0.seconds >= 0.05 }
         if !slow.isEmpty {
             text += "slowest steps:\n"
-            for timing in slow { text += String(format: "  %6.2f s  %@  %@\n", timing.seconds, timing.host, timing.step) }
+            for timing in slow {
+                text += String(format: "  %6.2f s  %@  %@\n", timing.seconds, timing.host, timing.step)
+            }
         }
         text += String(format: "total %.2f s\n", recap.seconds)
         return text

@@ -8,7 +8,7 @@ public final class EventLog: Reporter {
 
     public init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: path)
+            let handle = FileHandle(forWritingAtPath: path)
         else { throw ResourceError("cannot write the event log \(path)") }
         self.handle = handle
     }
@@ -34,14 +34,20 @@ public final class EventLog: Reporter {
             if let error = report.error { object["error"] = error }
             return object
         case .handler(let host, let name, let status, let error):
-            return ["event": "handler", "host": host, "handler": name, "status": status.rawValue, "error": error ?? NSNull()]
+            return [
+                "event": "handler", "host": host, "handler": name, "status": status.rawValue,
+                "error": error ?? NSNull(),
+            ]
         case .unreachable(let host, let error):
             return ["event": "unreachable", "host": host, "error": error]
         case .command(let host, let command, let exitStatus, _, _):
             return ["event": "command", "host": host, "command": command, "exit_status": exitStatus]
         case .finished(let recap):
             let hosts = recap.hosts.mapValues { counts in
-                ["ok": counts.ok, "changed": counts.changed, "failed": counts.failed, "skipped": counts.skipped, "unreachable": counts.unreachable]
+                [
+                    "ok": counts.ok, "changed": counts.changed, "failed": counts.failed, "skipped": counts.skipped,
+                    "unreachable": counts.unreachable,
+                ]
             }
             return ["event": "recap", "hosts": hosts, "seconds": recap.seconds, "check": recap.checkMode]
         }

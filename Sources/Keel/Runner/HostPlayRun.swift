@@ -1,4 +1,3 @@
-
 /// One play on one host: probe every step in one round trip, then for each step compute its changes and (unless
 /// checking) apply them and verify convergence (refreshing the later steps' probes too when the step may have
 /// changed what they see); finally run the
@@ -81,17 +80,21 @@ struct HostPlayRun {
     /// Works out one step's changes and, unless checking, applies them until the step converges.
     /// - Returns: the changes, and the fresh probe outputs of this step (and of the ones after it, when applying it
     ///   may have changed what they see).
-    private func execute(_ step: Step, index: Int, steps: [Step], output: ProbeOutput) async throws -> ([Change], [ProbeOutput]?) {
+    private func execute(_ step: Step, index: Int, steps: [Step], output: ProbeOutput) async throws -> (
+        [Change], [ProbeOutput]?
+    ) {
         let changes = try step.resource.changes(from: output, on: context)
         guard !changes.isEmpty, !options.check else { return (changes, nil) }
         var attempt = 0
         while true {
             do {
                 try await step.resource.apply(changes, on: executor)
-                let fresh = try await probe(Array(step.resource.affectsOtherResources ? steps[index...] : steps[index...index]))
+                let fresh = try await probe(
+                    Array(step.resource.affectsOtherResources ? steps[index...] : steps[index...index]))
                 let remaining = try step.resource.changes(from: fresh[0], on: context)
                 if !remaining.isEmpty && !step.resource.alwaysChanges {
-                    throw ResourceError("applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
+                    throw ResourceError(
+                        "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
                 }
                 return (changes, fresh)
             } catch {
@@ -105,14 +108,17 @@ struct HostPlayRun {
     private func runHandlers(_ handlers: [Handler]) async -> Bool {
         for handler in Handler.merged(handlers) {
             if options.check {
-                await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
+                await state.reporter.report(
+                    .handler(host: host, name: handler.description, status: .changed, error: nil))
                 continue
             }
             do {
                 try await executor.run(handler.command)
-                await state.reporter.report(.handler(host: host, name: handler.description, status: .changed, error: nil))
+                await state.reporter.report(
+                    .handler(host: host, name: handler.description, status: .changed, error: nil))
             } catch {
-                await state.reporter.report(.handler(host: host, name: handler.description, status: .failed, error: "\(error)"))
+                await state.reporter.report(
+                    .handler(host: host, name: handler.description, status: .failed, error: "\(error)"))
                 return await fail(report(named: "handler \(handler)", .failed, error: "\(error)"))
             }
         }
@@ -124,7 +130,8 @@ struct HostPlayRun {
         guard !steps.isEmpty else { return [] }
         let batch = ProbeBatch(steps.map(\.resource.probe))
         // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
-        let result = try await session.transport.run("/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))
+        let result = try await session.transport.run(
+            "/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))
         return try batch.split(result.stdoutText)
     }
 
@@ -136,13 +143,17 @@ struct HostPlayRun {
                 diffs.append("--- \(content.path): secret contents, not shown\n")
                 continue
             }
-            let current = try? await session.transport.run("cat \(shellQuote(content.path)) 2>/dev/null", become: become, timeout: .seconds(60))
+            let current = try? await session.transport.run(
+                "cat \(shellQuote(content.path)) 2>/dev/null", become: become, timeout: .seconds(60))
             let old = current?.stdout ?? []
             if old.contains(0) || content.desired.contains(0) {
                 diffs.append("--- \(content.path): binary contents differ\n")
                 continue
             }
-            diffs.append(UnifiedDiff.make(old: String(decoding: old, as: UTF8.self), new: String(decoding: content.desired, as: UTF8.self), path: content.path))
+            diffs.append(
+                UnifiedDiff.make(
+                    old: String(decoding: old, as: UTF8.self), new: String(decoding: content.desired, as: UTF8.self),
+                    path: content.path))
         }
         return diffs
     }
@@ -151,11 +162,16 @@ struct HostPlayRun {
         let reporter = state.reporter
         let host = self.host
         return HostExecutor(context: context, transport: session.transport, become: become) { command, result in
-            reporter.report(.command(host: host, command: command, exitStatus: result.exitStatus, stdout: result.stdoutText, stderr: result.stderrText))
+            reporter.report(
+                .command(
+                    host: host, command: command, exitStatus: result.exitStatus, stdout: result.stdoutText,
+                    stderr: result.stderrText))
         }
     }
 
     private func report(named name: String, _ status: StepStatus, error: String? = nil) -> StepReport {
-        StepReport(host: host, play: play.name, step: name, status: status, changes: [], commands: [], diffs: [], seconds: 0, error: error)
+        StepReport(
+            host: host, play: play.name, step: name, status: status, changes: [], commands: [], diffs: [], seconds: 0,
+            error: error)
     }
 }

@@ -11,7 +11,10 @@ public struct RunOptions: Sendable {
     public var limit: String?
     public var forks = 10
 
-    public init(check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [], limit: String? = nil, forks: Int = 10) {
+    public init(
+        check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [],
+        limit: String? = nil, forks: Int = 10
+    ) {
         self.check = check
         self.diff = diff
         self.tags = tags

@@ -15,7 +15,8 @@ actor RunState {
     private var failed: Set<String> = []
     private var recap = Recap()
 
-    init(targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool) {
+    init(targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool)
+    {
         self.targets = targets
         self.connector = connector
         self.reporter = reporter

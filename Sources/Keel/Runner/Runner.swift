@@ -61,11 +61,15 @@ public struct Runner: Sendable {
     }
 
     /// Runs `play` on `hosts`, at most `forks` at once; returns how many hosts failed.
-    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, peers: [String: Facts], state: RunState) async -> Int {
+    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, peers: [String: Facts], state: RunState)
+        async -> Int
+    {
         let succeeded = await hosts.concurrentMap(limit: options.forks) { [inventory, options] host in
             guard let session = await state.session(for: host) else { return false }
             let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
-            let run = HostPlayRun(play: play, context: context, session: session, isFirstHost: host == firstHost, options: options, state: state)
+            let run = HostPlayRun(
+                play: play, context: context, session: session, isFirstHost: host == firstHost, options: options,
+                state: state)
             return await run.run()
         }
         return succeeded.filter { !$0 }.count

@@ -23,7 +23,9 @@ enum SCRAM {
         let parts = stored.split(separator: "$")
         guard parts.count == 3, parts[0] == "SCRAM-SHA-256" else { return false }
         let head = parts[1].split(separator: ":")
-        guard head.count == 2, let iterations = Int(head[0]), let salt = Data(base64Encoded: String(head[1])) else { return false }
+        guard head.count == 2, let iterations = Int(head[0]), let salt = Data(base64Encoded: String(head[1])) else {
+            return false
+        }
         return verifier(for: password, salt: [UInt8](salt), iterations: iterations) == stored
     }
 

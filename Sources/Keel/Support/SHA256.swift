@@ -13,20 +13,26 @@ enum SHA256 {
         let bitLength = UInt64(bytes.count) * 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var words = [UInt32](repeating: 0, count: 64)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for i in 0..<16 {
                 let base = chunk + i * 4
-                words[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
+                words[i] =
+                    UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
+                    | UInt32(message[base + 3])
             }
             for i in 16..<64 {
                 let s0 = words[i - 15].rotatedRight(7) ^ words[i - 15].rotatedRight(18) ^ (words[i - 15] >> 3)
                 let s1 = words[i - 2].rotatedRight(17) ^ words[i - 2].rotatedRight(19) ^ (words[i - 2] >> 10)
                 words[i] = words[i - 16] &+ s0 &+ words[i - 7] &+ s1
             }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+            var (a, b, c, d, e, f, g, h) = (
+                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
+            )
             for i in 0..<64 {
                 let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
                 let choice = (e & f) ^ (~e & g)

@@ -11,9 +11,11 @@ enum BalancerPlays {
             }
         ]
         if let vip = model.vip {
-            plays.append(Play("keepalived", on: model.pattern(model.balancerHosts), tags: ["keepalived", "load_balancing"]) { host in
-                try KeepalivedRole(host: host, model: model, vip: vip).steps
-            })
+            plays.append(
+                Play("keepalived", on: model.pattern(model.balancerHosts), tags: ["keepalived", "load_balancing"]) {
+                    host in
+                    try KeepalivedRole(host: host, model: model, vip: vip).steps
+                })
         }
         return plays
     }

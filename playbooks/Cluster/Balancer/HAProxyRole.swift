@@ -23,8 +23,10 @@ struct HAProxyRole: Role {
         return [
             "cluster": .string(model.name), "stats_port": .int(ports.stats),
             "backend_port": .int(model.pgbouncer ? model.pgbouncerPort : model.postgresPort),
-            "listeners": .list(listeners.map { .map(["name": .string($0.0), "port": .int($0.1), "check": .string($0.2)]) }),
-            "members": .list(model.databaseHosts.map { .map(["name": .string($0), "address": .string(model.address(of: $0))]) }),
+            "listeners": .list(
+                listeners.map { .map(["name": .string($0.0), "port": .int($0.1), "check": .string($0.2)]) }),
+            "members": .list(
+                model.databaseHosts.map { .map(["name": .string($0), "address": .string(model.address(of: $0))]) }),
         ]
     }
 }

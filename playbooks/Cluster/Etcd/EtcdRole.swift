@@ -8,10 +8,13 @@ struct EtcdRole: Role {
     var steps: [Step] {
         Package("etcd-server", "etcd-client")
         EtcdStandaloneReset()
-        Template("cluster/etcd/etcd.conf", to: "/etc/default/etcd", values: [
-            "member": .string(host.name), "address": .string(model.address(of: host.name)),
-            "initial_cluster": .string(model.etcdInitialCluster), "cluster": .string(model.name),
-        ]).onChange(.restart("etcd"))
+        Template(
+            "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
+            values: [
+                "member": .string(host.name), "address": .string(model.address(of: host.name)),
+                "initial_cluster": .string(model.etcdInitialCluster), "cluster": .string(model.name),
+            ]
+        ).onChange(.restart("etcd"))
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.
         Command(
             "systemctl enable etcd && systemctl start --no-block etcd",

@@ -14,10 +14,15 @@ struct EtcdStandaloneReset: Resource {
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text != "done" else { return [] }
         let local = Etcdctl.local
-        let standalone = "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
+        let standalone =
+            "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
             + "&& [ -z \"$(\(local("get '' --prefix --keys-only --limit=1")))\" ]"
-        return [Change(
-            "clear Debian's standalone member if it is empty, then mark the host",
-            .shell("systemctl start etcd; if \(standalone); then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch \(Self.marker)"))]
+        return [
+            Change(
+                "clear Debian's standalone member if it is empty, then mark the host",
+                .shell(
+                    "systemctl start etcd; if \(standalone); then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch \(Self.marker)"
+                ))
+        ]
     }
 }

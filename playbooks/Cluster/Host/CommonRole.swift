@@ -11,7 +11,8 @@ struct CommonRole: Role {
         Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)
         Sysctl("net.ipv4.ip_forward", "0", tolerateRefusal: true)
         Sysctl("vm.swappiness", "1", tolerateRefusal: true)
-        if let pgdg = model.pgdg, model.databaseHosts.contains(host.name) || host.name == model.backups?.repositoryHost {
+        if let pgdg = model.pgdg, model.databaseHosts.contains(host.name) || host.name == model.backups?.repositoryHost
+        {
             try PGDGSource(repository: pgdg).steps
         }
     }

@@ -7,25 +7,28 @@ struct PGDGSource: Role {
     let repository: ClusterModel.PGDGRepository
 
     var steps: [Step] {
-    let keyPath = repository.key == nil ? ClusterModel.PGDGRepository.officialKeyPath : "/etc/apt/keyrings/keel-pgdg.asc"
-    if let key = repository.key {
-        Directory("/etc/apt/keyrings")
-        File(keyPath, content: key)
-    } else {
-        Package("postgresql-common")
-    }
-    File("/etc/apt/sources.list.d/pgdg.sources", content: """
-        # Managed by Keel: the PGDG repository, for PostgreSQL and its tools.
-        Types: deb
-        URIs: \(repository.url)
-        Suites: bookworm-pgdg
-        Components: main
-        Signed-By: \(keyPath)
+        let keyPath =
+            repository.key == nil ? ClusterModel.PGDGRepository.officialKeyPath : "/etc/apt/keyrings/keel-pgdg.asc"
+        if let key = repository.key {
+            Directory("/etc/apt/keyrings")
+            File(keyPath, content: key)
+        } else {
+            Package("postgresql-common")
+        }
+        File(
+            "/etc/apt/sources.list.d/pgdg.sources",
+            content: """
+                # Managed by Keel: the PGDG repository, for PostgreSQL and its tools.
+                Types: deb
+                URIs: \(repository.url)
+                Suites: bookworm-pgdg
+                Components: main
+                Signed-By: \(keyPath)
 
-        """)
-    // `apt-cache policy` lists a source once its lists are fetched.
-    Command(
-        "timeout 300 apt-get update -q -o Acquire::http::Timeout=30 -o Acquire::Retries=3",
-        unless: "apt-cache policy | grep -qF \(shellQuote(" \(repository.url) bookworm-pgdg/main "))")
-}
+                """)
+        // `apt-cache policy` lists a source once its lists are fetched.
+        Command(
+            "timeout 300 apt-get update -q -o Acquire::http::Timeout=30 -o Acquire::Retries=3",
+            unless: "apt-cache policy | grep -qF \(shellQuote(" \(repository.url) bookworm-pgdg/main "))")
+    }
 }

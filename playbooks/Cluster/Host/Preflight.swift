@@ -25,7 +25,9 @@ struct Preflight: Resource {
         }
         if model.withHAProxy, model.balancerHosts.contains(host) {
             let haproxy = model.haproxyPorts
-            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] { ports[port] = ["haproxy"] }
+            for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] {
+                ports[port] = ["haproxy"]
+            }
         }
         self.ports = ports
     }
@@ -62,7 +64,9 @@ struct Preflight: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         var problems: [String] = []
         let lines = output.text.split(separator: "\n").map(String.init)
-        func value(_ key: String) -> String? { lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) } }
+        func value(_ key: String) -> String? {
+            lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+        }
         let active = Set(lines.filter { $0.hasPrefix("active=") }.map { String($0.dropFirst(7)) })
 
         if value("os") != "debian 12" {
@@ -76,7 +80,12 @@ struct Preflight: Resource {
         }
         if let clock = value("clock").flatMap(Double.init) {
             let skew = abs(clock - Date().timeIntervalSince1970)
-            if skew > 5 { problems.append(String(format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)) }
+            if skew > 5 {
+                problems.append(
+                    String(
+                        format: "the clock is %.0f s off the controller's; sync it (chrony or systemd-timesyncd)", skew)
+                )
+            }
         }
         let unsafePatroni = lines.filter { $0.hasPrefix("patroni=") }.map { String($0.dropFirst(8)) }
             .filter { PatroniRelease.isOlder($0, than: PatroniRelease.firstSafeWithEtcd3) }
@@ -96,23 +105,35 @@ struct Preflight: Resource {
                 "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
                     + "(NFS) at \(path) first, or list a repository host under [pgbackrest]")
         }
-        let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys.sorted()
+        let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys
+            .sorted()
         if !namesakes.isEmpty {
-            problems.append("its hostname \(context.facts.hostname) is also the hostname of \(namesakes.joined(separator: ", ")); give every host its own")
+            problems.append(
+                "its hostname \(context.facts.hostname) is also the hostname of \(namesakes.joined(separator: ", ")); give every host its own"
+            )
         }
         let listening = Set((value("listening") ?? "").split(separator: " ").compactMap { Int($0) })
-        for (port, services) in ports.sorted(by: { $0.key < $1.key }) where listening.contains(port) && active.isDisjoint(with: services) {
-            problems.append("port \(port) is taken by something other than \(services.sorted().joined(separator: " or ")); free it or change the port")
+        for (port, services) in ports.sorted(by: { $0.key < $1.key })
+        where listening.contains(port) && active.isDisjoint(with: services) {
+            problems.append(
+                "port \(port) is taken by something other than \(services.sorted().joined(separator: " or ")); free it or change the port"
+            )
         }
         if let vip = model.vip, vip.candidates(in: model).contains(host) {
-            do { _ = try vip.binding(on: context, address: model.address(of: host)) } catch { problems.append("\(error)") }
+            do { _ = try vip.binding(on: context, address: model.address(of: host)) } catch {
+                problems.append("\(error)")
+            }
             let heldByCluster = context.peers.values.contains { $0.network(holding: vip.address) != nil }
             if lines.contains("vip=answers") && !heldByCluster {
-                problems.append("cluster_vip \(vip.address) already answers, and no host of the cluster holds it; choose a free address")
+                problems.append(
+                    "cluster_vip \(vip.address) already answers, and no host of the cluster holds it; choose a free address"
+                )
             }
         }
         guard problems.isEmpty else {
-            throw ResourceError("pre-flight failed on \(host), nothing was changed:\n        - " + problems.joined(separator: "\n        - "))
+            throw ResourceError(
+                "pre-flight failed on \(host), nothing was changed:\n        - "
+                    + problems.joined(separator: "\n        - "))
         }
         return []
     }

@@ -7,7 +7,8 @@ extension ClusterModel {
     ///   value — before any host is touched.
     public static func load(from inventory: Inventory, secrets: ClusterSecrets) throws(InventoryError) -> ClusterModel {
         let etcdHosts = inventory.hostNames(in: "etcd_cluster")
-        let databaseHosts = inventory.hostNames(in: "postgres_cluster").isEmpty
+        let databaseHosts =
+            inventory.hostNames(in: "postgres_cluster").isEmpty
             ? inventory.hostNames(in: "master") + inventory.hostNames(in: "replica")
             : inventory.hostNames(in: "postgres_cluster")
         guard let anchor = databaseHosts.first else {
@@ -21,7 +22,9 @@ extension ClusterModel {
         let version = try reader.int(.postgresqlVersion, in: 10...18) ?? 15
         let masters = inventory.hostNames(in: "master")
         if masters.count > 1, let variable = inventory.groups["master"]?.location {
-            throw InventoryError("[master] lists \(masters.count) hosts; a cluster has one", at: variable, hint: "move the others to [replica]")
+            throw InventoryError(
+                "[master] lists \(masters.count) hosts; a cluster has one", at: variable,
+                hint: "move the others to [replica]")
         }
         var model = ClusterModel(
             name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
@@ -54,7 +57,8 @@ extension ClusterModel {
             pgbouncerPools: try pools(reader),
             pgbouncerDefaultPoolSize: try reader.int(.pgbouncerDefaultPoolSize, in: 1...10000) ?? 20,
             pgbouncerMaxClientConnections: try reader.int(.pgbouncerMaxClientConnections, in: 1...100000) ?? 10000,
-            backups: try backups(reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
+            backups: try backups(
+                reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
             balancerHosts: inventory.hostNames(in: "balancers"))
         for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
@@ -80,7 +84,9 @@ extension ClusterModel {
     }
 
     /// The inventory's password, or the stored (or newly generated) one when it is empty.
-    private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets) throws(InventoryError) -> Secret {
+    private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets)
+        throws(InventoryError) -> Secret
+    {
         if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
         return secrets.password(for: name)
     }
@@ -88,7 +94,9 @@ extension ClusterModel {
     /// The PGDG repository when `pgdg_repository` is true: `pgdg_repository_url` for a mirror, with the key it signs
     /// with in `pgdg_repository_key_file` (on this machine, relative to the inventory). Debian 12 itself packages
     /// PostgreSQL 15 only.
-    private static func pgdg(_ reader: VariableReader, inventory: Inventory, version: Int) throws(InventoryError) -> PGDGRepository? {
+    private static func pgdg(_ reader: VariableReader, inventory: Inventory, version: Int) throws(InventoryError)
+        -> PGDGRepository?
+    {
         guard try reader.bool(.pgdgRepository) ?? false else {
             if version != 15 {
                 throw InventoryError(
@@ -110,7 +118,9 @@ extension ClusterModel {
         let origin = reader.origin(.pgdgRepositoryKeyFile)
         let base = (inventory.path as NSString).deletingLastPathComponent
         let path = keyFile.hasPrefix("/") ? keyFile : (base as NSString).appendingPathComponent(keyFile)
-        guard let key = try? String(contentsOfFile: path, encoding: .utf8), key.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----") else {
+        guard let key = try? String(contentsOfFile: path, encoding: .utf8),
+            key.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----")
+        else {
             throw InventoryError(
                 "pgdg_repository_key_file \(path) is not a readable ASCII-armored public key", at: origin,
                 hint: "export the mirror's signing key with gpg --armor --export")
@@ -122,27 +132,34 @@ extension ClusterModel {
     /// host, or the inventory host `pgbackrest_repo_host` names (by name or address); without one, the repository
     /// is a filesystem every database host shares at `pgbackrest_repo_path` (checked by the deploy).
     private static func backups(
-        _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String], secrets: ClusterSecrets
+        _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String],
+        secrets: ClusterSecrets
     ) throws(InventoryError) -> Backups? {
         guard try reader.bool(.pgbackrestInstall) ?? false else { return nil }
         let install = reader.origin(.pgbackrestInstall)
         if let type = try reader.string(.pgbackrestRepositoryType), type != "posix" {
             throw InventoryError(
                 "pgbackrest_repo_type '\(type)' is not supported", at: reader.origin(.pgbackrestRepositoryType),
-                hint: "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path")
+                hint:
+                    "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path"
+            )
         }
         let path = try reader.string(.pgbackrestRepositoryPath) ?? "/var/lib/pgbackrest"
         guard path.hasPrefix("/"), !path.contains(where: { $0.isWhitespace || "'\"\\$`".contains($0) }) else {
             throw InventoryError(
-                "pgbackrest_repo_path '\(path)' is not a plain absolute path", at: reader.origin(.pgbackrestRepositoryPath),
+                "pgbackrest_repo_path '\(path)' is not a plain absolute path",
+                at: reader.origin(.pgbackrestRepositoryPath),
                 hint: "give the directory as /srv/backups/pgbackrest, without spaces or quotes")
         }
         var repositoryHost = inventory.hostNames(in: "pgbackrest").first
         if let named = try reader.string(.pgbackrestRepositoryHost), !named.isEmpty {
-            repositoryHost = inventory.hostNames.first { $0 == named || (try? inventory.target(for: $0).address) == named }
+            repositoryHost = inventory.hostNames.first {
+                $0 == named || (try? inventory.target(for: $0).address) == named
+            }
             guard repositoryHost != nil else {
                 throw InventoryError(
-                    "pgbackrest_repo_host '\(named)' is not a host of the inventory", at: reader.origin(.pgbackrestRepositoryHost),
+                    "pgbackrest_repo_host '\(named)' is not a host of the inventory",
+                    at: reader.origin(.pgbackrestRepositoryHost),
                     hint: "list it under [pgbackrest]")
             }
         }
@@ -159,7 +176,9 @@ extension ClusterModel {
                     repositoryHost, databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
                     repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
             } catch {
-                throw InventoryError("cannot make the pgBackRest SSH keys: \(error)", at: install, hint: "install openssh-client on this machine")
+                throw InventoryError(
+                    "cannot make the pgBackRest SSH keys: \(error)", at: install,
+                    hint: "install openssh-client on this machine")
             }
         } else {
             repository = .shared
@@ -189,13 +208,16 @@ extension ClusterModel {
         if synchronousMode, synchronousNodeCount > replicas {
             let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
-                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(replicas) replica(s)", at: origin,
+                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(replicas) replica(s)",
+                at: origin,
                 hint: "lower it to at most \(replicas), or add replicas")
         }
         let allowEven = try reader.bool(.etcdAllowEvenMembers) ?? false
         let etcdLocation = inventory.groups["etcd_cluster"]?.location ?? SourceLocation(file: inventory.path, line: 1)
         if etcdHosts.isEmpty {
-            throw InventoryError("[etcd_cluster] is empty: Patroni needs etcd", at: etcdLocation, hint: "list 3 (or 5) hosts under [etcd_cluster]")
+            throw InventoryError(
+                "[etcd_cluster] is empty: Patroni needs etcd", at: etcdLocation,
+                hint: "list 3 (or 5) hosts under [etcd_cluster]")
         }
         if !allowEven, etcdHosts.count == 1 || etcdHosts.count % 2 == 0 {
             throw InventoryError(
@@ -205,18 +227,23 @@ extension ClusterModel {
         if loopWait + 2 * retryTimeout > ttl {
             let origin = reader.origin(.patroniTTL) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
-                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)", at: origin,
+                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)",
+                at: origin,
                 hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
         }
         if PatroniRelease.isOlder(patroniVersion, than: PatroniRelease.oldestInstalled) {
             throw InventoryError(
                 "patroni_version \(patroniVersion) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
                 at: reader.origin(.patroniVersion),
-                hint: "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release")
+                hint:
+                    "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release"
+            )
         }
         if withHAProxy, balancerHosts.isEmpty {
             let origin = reader.origin(.withHAProxy) ?? SourceLocation(file: inventory.path, line: 1)
-            throw InventoryError("with_haproxy_load_balancing is true but [balancers] is empty", at: origin, hint: "list the HAProxy hosts under [balancers]")
+            throw InventoryError(
+                "with_haproxy_load_balancing is true but [balancers] is empty", at: origin,
+                hint: "list the HAProxy hosts under [balancers]")
         }
     }
 }

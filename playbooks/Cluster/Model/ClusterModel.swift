@@ -76,7 +76,9 @@ public struct ClusterModel: Sendable {
     /// Every host of the cluster, each once, in inventory order of the groups.
     public var allHosts: [String] {
         var seen = Set<String>()
-        return (etcdHosts + databaseHosts + balancerHosts + [backups?.repositoryHost].compactMap { $0 }).filter { seen.insert($0).inserted }
+        return (etcdHosts + databaseHosts + balancerHosts + [backups?.repositoryHost].compactMap { $0 }).filter {
+            seen.insert($0).inserted
+        }
     }
 
     /// The database hosts other than the primary.
@@ -90,12 +92,15 @@ public struct ClusterModel: Sendable {
     public var baseParameters: [Parameter] {
         var parameters: [(String, JSONValue)] = [
             ("wal_level", .string("replica")), ("hot_standby", .string("on")), ("wal_log_hints", .string("on")),
-            ("max_wal_senders", .integer(10)), ("max_replication_slots", .integer(10)), ("wal_keep_size", .string("256MB")),
+            ("max_wal_senders", .integer(10)), ("max_replication_slots", .integer(10)),
+            ("wal_keep_size", .string("256MB")),
             ("password_encryption", .string("scram-sha-256")),
             // A short wal_sender_timeout lets an isolated primary finish shutting down instead of waiting a minute.
             ("wal_sender_timeout", .string("10s")),
         ]
-        if let backups { parameters += [("archive_mode", .string("on")), ("archive_command", .string(backups.archiveCommand))] }
+        if let backups {
+            parameters += [("archive_mode", .string("on")), ("archive_command", .string(backups.archiveCommand))]
+        }
         return parameters.map { Parameter(option: $0.0, value: $0.1) }
     }
 
@@ -113,7 +118,9 @@ public struct ClusterModel: Sendable {
     public var dcsPrefix: String { "/service/\(name)/" }
 
     /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
-    public var etcdInitialCluster: String { etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",") }
+    public var etcdInitialCluster: String {
+        etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",")
+    }
 
     /// The PostgreSQL Global Development Group's apt repository (apt.postgresql.org) or a mirror of it: every
     /// PostgreSQL release, and newer PgBouncer and pgBackRest than Debian's.

@@ -50,7 +50,8 @@ enum ClusterVariable: String, CaseIterable {
 
     /// postgresql_cluster's per-host flags, accepted without being used.
     static let ignored: Set<String> = [
-        "hostname", "postgresql_exists", "new_node", "patroni_tags", "patroni_replicatefrom", "balancer_tags", "bind_address",
+        "hostname", "postgresql_exists", "new_node", "patroni_tags", "patroni_replicatefrom", "balancer_tags",
+        "bind_address",
     ]
 
     /// Whether an inventory may hold `name`: a cluster setting, a connection setting or an accepted flag.
@@ -65,7 +66,8 @@ enum ClusterVariable: String, CaseIterable {
     }
 
     private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var previous = Array(0...b.count)
         for i in 1...max(1, a.count) where !a.isEmpty {
             var current = [i] + [Int](repeating: 0, count: b.count)

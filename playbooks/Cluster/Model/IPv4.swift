@@ -17,7 +17,8 @@ enum IPv4 {
     static func contains(_ network: String, _ address: String) -> Bool {
         let parts = network.split(separator: "/")
         guard parts.count == 2, let base = parse(String(parts[0])), let bits = Int(parts[1]), (0...32).contains(bits),
-              let candidate = parse(address) else { return false }
+            let candidate = parse(address)
+        else { return false }
         let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << UInt32(32 - bits)
         return base & mask == candidate & mask
     }

@@ -4,27 +4,37 @@ import Keel
 /// friends), each entry checked for the keys it needs.
 extension ClusterModel {
     static func parameters(_ reader: VariableReader) throws(InventoryError) -> [Parameter] {
-        try records(reader, .postgresqlParameters, required: ["option", "value"]).map { Parameter(option: $0["option"]!, value: $0.json("value")) }
+        try records(reader, .postgresqlParameters, required: ["option", "value"]).map {
+            Parameter(option: $0["option"]!, value: $0.json("value"))
+        }
     }
 
     static func hbaRules(_ reader: VariableReader) throws(InventoryError) -> [HBARule] {
         try records(reader, .postgresqlHBA, required: ["type", "database", "user", "method"]).map {
-            HBARule(type: $0["type"]!, database: $0["database"]!, user: $0["user"]!, address: $0["address"] ?? "", method: $0["method"]!)
+            HBARule(
+                type: $0["type"]!, database: $0["database"]!, user: $0["user"]!, address: $0["address"] ?? "",
+                method: $0["method"]!)
         }
     }
 
     static func users(_ reader: VariableReader) throws(InventoryError) -> [DatabaseUser] {
         try records(reader, .postgresqlUsers, required: ["name"]).map {
-            DatabaseUser(name: $0["name"]!, password: ($0["password"] ?? "").isEmpty ? nil : Secret($0["password"]!), flags: $0["flags"] ?? "")
+            DatabaseUser(
+                name: $0["name"]!, password: ($0["password"] ?? "").isEmpty ? nil : Secret($0["password"]!),
+                flags: $0["flags"] ?? "")
         }
     }
 
     static func databases(_ reader: VariableReader) throws(InventoryError) -> [Database] {
-        try records(reader, .postgresqlDatabases, required: ["db"]).map { Database(name: $0["db"]!, owner: $0["owner"] ?? "postgres") }
+        try records(reader, .postgresqlDatabases, required: ["db"]).map {
+            Database(name: $0["db"]!, owner: $0["owner"] ?? "postgres")
+        }
     }
 
     static func extensions(_ reader: VariableReader) throws(InventoryError) -> [Extension] {
-        try records(reader, .postgresqlExtensions, required: ["ext", "db"]).map { Extension(name: $0["ext"]!, database: $0["db"]!) }
+        try records(reader, .postgresqlExtensions, required: ["ext", "db"]).map {
+            Extension(name: $0["ext"]!, database: $0["db"]!)
+        }
     }
 
     static func pools(_ reader: VariableReader) throws(InventoryError) -> [Pool] {
@@ -37,11 +47,14 @@ extension ClusterModel {
         var ports = HAProxyPorts()
         guard let (name, variable) = reader.lookup(.haproxyListenPort) else { return ports }
         guard case .map(let entries) = variable.value else {
-            throw InventoryError("\(name) must be a mapping (master, replicas, replicas_sync, replicas_async, stats), not \(variable.value.kind)", at: variable.origin)
+            throw InventoryError(
+                "\(name) must be a mapping (master, replicas, replicas_sync, replicas_async, stats), not \(variable.value.kind)",
+                at: variable.origin)
         }
         for (key, value) in entries {
             guard case .int(let port) = value, (1...65535).contains(port) else {
-                throw InventoryError("\(name).\(key) must be a port number, not \(value.kind) '\(value)'", at: variable.origin)
+                throw InventoryError(
+                    "\(name).\(key) must be a port number, not \(value.kind) '\(value)'", at: variable.origin)
             }
             switch key {
             case "master": ports.primary = port
@@ -49,7 +62,10 @@ extension ClusterModel {
             case "replicas_sync": ports.sync = port
             case "replicas_async": ports.async = port
             case "stats": ports.stats = port
-            default: throw InventoryError("unknown key '\(key)' in \(name)", at: variable.origin, hint: "use master, replicas, replicas_sync, replicas_async, stats")
+            default:
+                throw InventoryError(
+                    "unknown key '\(key)' in \(name)", at: variable.origin,
+                    hint: "use master, replicas, replicas_sync, replicas_async, stats")
             }
         }
         return ports
@@ -81,7 +97,9 @@ extension ClusterModel {
     }
 
     /// A list of mappings of scalars; every entry must have `required` keys.
-    private static func records(_ reader: VariableReader, _ variable: ClusterVariable, required: [String]) throws(InventoryError) -> [Record] {
+    private static func records(_ reader: VariableReader, _ variable: ClusterVariable, required: [String])
+        throws(InventoryError) -> [Record]
+    {
         guard let (name, found) = reader.lookup(variable) else { return [] }
         guard case .list(let items) = found.value else {
             throw InventoryError("\(name) must be a list of mappings, not \(found.value.kind)", at: found.origin)
@@ -89,16 +107,22 @@ extension ClusterModel {
         var result: [Record] = []
         for (index, item) in items.enumerated() {
             guard case .map(let entries) = item else {
-                throw InventoryError("\(name)[\(index)] must be a mapping with \(required.joined(separator: ", ")), not \(item.kind)", at: found.origin)
+                throw InventoryError(
+                    "\(name)[\(index)] must be a mapping with \(required.joined(separator: ", ")), not \(item.kind)",
+                    at: found.origin)
             }
             for (key, value) in entries {
                 switch value {
-                case .list, .map: throw InventoryError("\(name)[\(index)].\(key) must be a single value, not \(value.kind)", at: found.origin)
+                case .list, .map:
+                    throw InventoryError(
+                        "\(name)[\(index)].\(key) must be a single value, not \(value.kind)", at: found.origin)
                 default: break
                 }
             }
             if let missing = required.first(where: { entries[$0] == nil }) {
-                throw InventoryError("\(name)[\(index)] has no '\(missing)'", at: found.origin, hint: "each entry needs \(required.joined(separator: ", "))")
+                throw InventoryError(
+                    "\(name)[\(index)] has no '\(missing)'", at: found.origin,
+                    hint: "each entry needs \(required.joined(separator: ", "))")
             }
             result.append(Record(values: entries))
         }

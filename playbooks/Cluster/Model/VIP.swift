@@ -24,10 +24,14 @@ public struct VIP: Sendable, Equatable {
     /// - Throws: when no interface holds the address, or the VIP lies outside its network.
     public func binding(on host: HostContext, address: String) throws -> (interface: String, prefix: Int) {
         guard let (name, network) = host.facts.network(holding: address) else {
-            throw ResourceError("no interface on \(host.name) holds \(address), so the VIP \(self.address) has no network there; set vip_interface")
+            throw ResourceError(
+                "no interface on \(host.name) holds \(address), so the VIP \(self.address) has no network there; set vip_interface"
+            )
         }
         guard IPv4.contains(network, self.address), let prefix = Int(network.split(separator: "/")[1]) else {
-            throw ResourceError("cluster_vip \(self.address) is outside \(network), the network of \(name) on \(host.name); choose a free address in it")
+            throw ResourceError(
+                "cluster_vip \(self.address) is outside \(network), the network of \(name) on \(host.name); choose a free address in it"
+            )
         }
         return (interface ?? name, prefix)
     }

@@ -15,8 +15,11 @@ struct OldPatroniStop: Resource {
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "running" else { return [] }
-        return [Change(
-            "stop Debian's Patroni (PostgreSQL stops cleanly; a replica takes over if it led)",
-            .shell("mkdir -p /etc/patroni && touch \(PatroniRestarts.replacingMark)"), .shell("systemctl stop patroni"))]
+        return [
+            Change(
+                "stop Debian's Patroni (PostgreSQL stops cleanly; a replica takes over if it led)",
+                .shell("mkdir -p /etc/patroni && touch \(PatroniRestarts.replacingMark)"),
+                .shell("systemctl stop patroni"))
+        ]
     }
 }

@@ -18,13 +18,15 @@ struct PatroniDynamicConfig: Resource {
     /// The settings Keel owns, typed as Patroni keeps them.
     static func wanted(_ model: ClusterModel) -> JSONValue {
         .object([
-            "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait), "retry_timeout": .integer(model.retryTimeout),
+            "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait),
+            "retry_timeout": .integer(model.retryTimeout),
             "maximum_lag_on_failover": .integer(1_048_576), "synchronous_mode": .bool(model.synchronousMode),
             "synchronous_mode_strict": .bool(model.synchronousModeStrict),
             "synchronous_node_count": .integer(model.synchronousNodeCount),
             "postgresql": .object([
                 "use_pg_rewind": .bool(true), "use_slots": .bool(true),
-                "parameters": .object(Dictionary(model.clusterParameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
+                "parameters": .object(
+                    Dictionary(model.clusterParameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
             ]),
         ])
     }
@@ -36,10 +38,13 @@ struct PatroniDynamicConfig: Resource {
         guard let current = try? JSONDecoder().decode(JSONValue.self, from: Data(output.text.utf8)) else {
             throw PatroniAPI.unanswered(host)
         }
-        let (patch, summaries) = Self.difference(from: current, to: Self.wanted(model), removing: [["postgresql", "parameters"]])
+        let (patch, summaries) = Self.difference(
+            from: current, to: Self.wanted(model), removing: [["postgresql", "parameters"]])
         guard let last = summaries.last else { return [] }
         // Each member applies the change on its next cycle, at most loop_wait seconds away.
-        let sends = model.databaseHosts.map { PatroniAPI(model, member: $0).send("PATCH", "/config", json: patch.json, timeout: 30) }
+        let sends = model.databaseHosts.map {
+            PatroniAPI(model, member: $0).send("PATCH", "/config", json: patch.json, timeout: 30)
+        }
         let command = "{ " + sends.joined(separator: " || ") + "; } && sleep \(model.loopWait + 5)"
         return summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
     }
@@ -55,7 +60,8 @@ struct PatroniDynamicConfig: Resource {
         let have = current.members
         for (key, value) in wanted.members.sorted(by: { $0.key < $1.key }) {
             if case .object = value {
-                let (nested, lines) = difference(from: have[key] ?? .null, to: value, removing: removing, path: path + [key])
+                let (nested, lines) = difference(
+                    from: have[key] ?? .null, to: value, removing: removing, path: path + [key])
                 if !nested.members.isEmpty { patch[key] = nested }
                 summaries += lines
             } else if have[key]?.text != value.text {
@@ -64,7 +70,8 @@ struct PatroniDynamicConfig: Resource {
             }
         }
         if removing.contains(path) {
-            for (key, value) in have.sorted(by: { $0.key < $1.key }) where wanted.members[key] == nil && value != .null {
+            for (key, value) in have.sorted(by: { $0.key < $1.key }) where wanted.members[key] == nil && value != .null
+            {
                 patch[key] = .null
                 summaries.append("\(key): \(value.text ?? value.json) → (removed)")
             }

@@ -14,10 +14,14 @@ struct PatroniNodeRole: Role {
         get throws {
             let vip = try leaderVIP
             Directory("/etc/postgresql-common")
-            File("/etc/postgresql-common/createcluster.conf", content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
+            File(
+                "/etc/postgresql-common/createcluster.conf",
+                content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
             Package(
-                "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd", "python3-urllib3",
-                "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil", "python3-cdiff")
+                "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2",
+                "python3-etcd", "python3-urllib3",
+                "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil",
+                "python3-cdiff")
             Service("postgresql", state: .stopped, enabled: false)
             if model.upgradePatroni {
                 // The distribution's older Patroni stops if it runs, then goes (its configuration files stay): Keel's
@@ -34,27 +38,43 @@ struct PatroniNodeRole: Role {
                 unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]")
             Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
             Directory("/etc/patroni", mode: 0o750, owner: "postgres", group: "postgres")
-            Template("cluster/patroni/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600, values: [
-                "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
-                "replication_password": .string(model.replicationPassword.reveal()),
-                "restapi_user": .string(model.restAPIUser), "restapi_password": .string(model.restAPIPassword.reveal()),
-            ], isSecret: true).onChange(restart.handler)
-            Template("cluster/patroni/api.curlrc", to: PatroniAPI.credentialsFile, mode: 0o600, values: [
-                // Inside a quoted curl config value, backslash and quote are escaped.
-                "credentials": .string("\(model.restAPIUser):\(model.restAPIPassword.reveal())"
-                    .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")),
-            ], isSecret: true)
-            Template("cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "postgres", group: "postgres", values: patroniValues(vip: vip))
-                .onChange(.reload("patroni"))
+            Template(
+                "cluster/patroni/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600,
+                values: [
+                    "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
+                    "replication_password": .string(model.replicationPassword.reveal()),
+                    "restapi_user": .string(model.restAPIUser),
+                    "restapi_password": .string(model.restAPIPassword.reveal()),
+                ], isSecret: true
+            ).onChange(restart.handler)
+            Template(
+                "cluster/patroni/api.curlrc", to: PatroniAPI.credentialsFile, mode: 0o600,
+                values: [
+                    // Inside a quoted curl config value, backslash and quote are escaped.
+                    "credentials": .string(
+                        "\(model.restAPIUser):\(model.restAPIPassword.reveal())"
+                            .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
+                ], isSecret: true)
+            Template(
+                "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "postgres",
+                group: "postgres", values: patroniValues(vip: vip)
+            )
+            .onChange(.reload("patroni"))
             if let vip {
                 Package("iputils-arping")
-                Template("cluster/patroni/vip-callback.sh", to: "/etc/patroni/vip-callback.sh", mode: 0o755, values: [
-                    "cluster": .string(model.name), "vip": .string(vip.address), "prefix": .int(vip.prefix), "interface": .string(vip.interface),
-                ])
+                Template(
+                    "cluster/patroni/vip-callback.sh", to: "/etc/patroni/vip-callback.sh", mode: 0o755,
+                    values: [
+                        "cluster": .string(model.name), "vip": .string(vip.address), "prefix": .int(vip.prefix),
+                        "interface": .string(vip.interface),
+                    ])
             }
-            Template("cluster/patroni/patroni.service", to: "/etc/systemd/system/patroni.service", values: [
-                "cluster": .string(model.name), "vip_callback": .bool(vip != nil),
-            ]).onChange(restart.handler)
+            Template(
+                "cluster/patroni/patroni.service", to: "/etc/systemd/system/patroni.service",
+                values: [
+                    "cluster": .string(model.name), "vip_callback": .bool(vip != nil),
+                ]
+            ).onChange(restart.handler)
             if model.upgradePatroni {
                 // Handlers first, while the member is stopped: they must not mark the Patroni started next for a restart.
                 FlushHandlers()
@@ -79,14 +99,21 @@ struct PatroniNodeRole: Role {
             "patroni_version": .string(model.patroniVersion),
             "etcd_hosts": .string(model.etcdHosts.map { "\(model.address(of: $0)):2379" }.joined(separator: ",")),
             "dcs": .string(PatroniDynamicConfig.wanted(model).yaml(indent: 4)),
-            "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory), "version": .int(model.postgresVersion),
+            "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory),
+            "version": .int(model.postgresVersion),
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
-            "listen": .string(vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
+            "listen": .string(
+                vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
             "vip_callback": .bool(vip != nil),
             "restore_command": .string(model.backups.map { JSONValue.string($0.restoreCommand).json } ?? ""),
-            "hba": .list(model.hbaRules.map { .string([$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")) }),
+            "hba": .list(
+                model.hbaRules.map {
+                    .string(
+                        [$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(
+                            separator: " "))
+                }),
         ]
     }
 }

@@ -18,7 +18,9 @@ enum PatroniPlays {
     static func primary(_ model: ClusterModel) -> Play {
         Play("patroni primary", on: model.primaryHost ?? "master", tags: ["patroni"]) { host in
             Service("patroni", state: .started, enabled: true)
-            WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
+            WaitFor(
+                .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)),
+                timeout: .seconds(180))
         }
     }
 
@@ -37,7 +39,8 @@ enum PatroniPlays {
         Play("patroni replicas", on: model.pattern(model.replicaHosts), tags: ["patroni"]) { host in
             // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
             // (for example when the [master] host failed earlier in this run).
-            WaitFor(.command(Etcdctl(model).get(model.dcsPrefix + "initialize") + " | grep -q ."), timeout: .seconds(30))
+            WaitFor(
+                .command(Etcdctl(model).get(model.dcsPrefix + "initialize") + " | grep -q ."), timeout: .seconds(30))
             Service("patroni", state: .started, enabled: true)
             try MemberInService(model: model, host: host.name).steps
         }
@@ -45,7 +48,10 @@ enum PatroniPlays {
 
     /// Members whose Patroni must read a changed unit or password file restart one at a time.
     static func rollingRestart(_ model: ClusterModel) -> Play {
-        Play("patroni restarts", on: model.pattern(model.databaseHosts), serial: 1, anyErrorsFatal: true, tags: ["patroni"]) { host in
+        Play(
+            "patroni restarts", on: model.pattern(model.databaseHosts), serial: 1, anyErrorsFatal: true,
+            tags: ["patroni"]
+        ) { host in
             PatroniRestarts.changedFiles(model, host: host.name).due
         }
     }
@@ -53,12 +59,18 @@ enum PatroniPlays {
     /// Every member in service and, with `synchronous_mode`, a synchronous standby chosen: without one Patroni
     /// would promote no one if the leader were lost, so the run ends only once the cluster could fail over.
     static func inService(_ model: ClusterModel) -> Play {
-        Play("members in service", on: model.pattern(model.databaseHosts), tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]) { host in
+        Play(
+            "members in service", on: model.pattern(model.databaseHosts),
+            tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]
+        ) { host in
             // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
             try MemberInService(model: model, host: host.name).steps
             if model.synchronousMode && model.databaseHosts.count > 1 {
-                WaitFor(.command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)), timeout: .seconds(120))
-                    .runOnce()
+                WaitFor(
+                    .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)),
+                    timeout: .seconds(120)
+                )
+                .runOnce()
             }
         }
     }

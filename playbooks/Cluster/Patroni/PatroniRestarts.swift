@@ -4,7 +4,9 @@ import Keel
 enum PatroniRestarts {
     /// A changed unit or password file: the running Patroni must read it.
     static func changedFiles(_ model: ClusterModel, host: String) -> RollingRestart {
-        RollingRestart("patroni", command: Handler.restartIfRunning("patroni").command, ready: PatroniAPI(model, member: host).waitInService)
+        RollingRestart(
+            "patroni", command: Handler.restartIfRunning("patroni").command,
+            ready: PatroniAPI(model, member: host).waitInService)
     }
 
     /// Left by ``OldPatroniStop`` on a member whose older Patroni it stopped.

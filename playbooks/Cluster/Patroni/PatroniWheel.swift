@@ -17,7 +17,10 @@ public enum PatroniWheel {
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         let pip = Process()
         pip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        pip.arguments = ["python3", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", cacheDirectory, "patroni==\(version)"]
+        pip.arguments = [
+            "python3", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", cacheDirectory,
+            "patroni==\(version)",
+        ]
         try pip.run()
         pip.waitUntilExit()
         guard pip.terminationStatus == 0, let data = FileManager.default.contents(atPath: path) else {

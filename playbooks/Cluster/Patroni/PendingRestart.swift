@@ -22,11 +22,14 @@ struct PendingRestart: Resource {
         return try pending.map { member in
             // Keel acts only on the members the inventory names, at the addresses the model knows.
             guard model.databaseHosts.contains(member.name) else {
-                throw ResourceError("Patroni lists a member \(member.name) that is not a database host of the inventory; remove it or list it")
+                throw ResourceError(
+                    "Patroni lists a member \(member.name) that is not a database host of the inventory; remove it or list it"
+                )
             }
             let api = PatroniAPI(model, member: member.name)
             return Change(
-                "restart \(member.name) (\(member.role))", .shell(api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)),
+                "restart \(member.name) (\(member.role))",
+                .shell(api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)),
                 .shell(api.waitInService))
         }
     }
@@ -39,7 +42,8 @@ struct PendingRestart: Resource {
         var restartedAgain = false
         for second in 1...(3 * model.loopWait) {
             try await Task.sleep(for: .seconds(1))
-            let remaining = try self.changes(from: ProbeOutput(text: try await host.run(probe).stdoutText), on: host.context)
+            let remaining = try self.changes(
+                from: ProbeOutput(text: try await host.run(probe).stdoutText), on: host.context)
             if remaining.isEmpty { return }
             if !restartedAgain, second > model.loopWait + 2 {
                 try await host.perform(remaining)

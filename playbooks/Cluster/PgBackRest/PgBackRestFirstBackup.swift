@@ -14,7 +14,11 @@ struct PgBackRestFirstBackup: Role {
     var steps: [Step] {
         let pgbackrest = "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
         let elsewhere = condition.map { "! \($0) || " } ?? ""
-        Command("\(pgbackrest) stanza-create", unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
-        Command("\(pgbackrest) check && \(pgbackrest) --type=full backup", unless: "\(elsewhere)\(pgbackrest) info | grep -q 'full backup:'")
+        Command(
+            "\(pgbackrest) stanza-create",
+            unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
+        Command(
+            "\(pgbackrest) check && \(pgbackrest) --type=full backup",
+            unless: "\(elsewhere)\(pgbackrest) info | grep -q 'full backup:'")
     }
 }

@@ -11,7 +11,8 @@ enum PgBackRestPlays {
             Play("pgbackrest", on: model.pattern(hosts), tags: ["pgbackrest"]) { host in
                 if case .host(host.name, let databaseKey, let repositoryKey) = backups.repository {
                     try PgBackRestRepositoryRole(
-                        host: host, model: model, backups: backups, databaseKey: databaseKey, repositoryKey: repositoryKey
+                        host: host, model: model, backups: backups, databaseKey: databaseKey,
+                        repositoryKey: repositoryKey
                     ).steps
                 } else {
                     try PgBackRestDatabaseRole(host: host, model: model, backups: backups).steps
@@ -19,9 +20,13 @@ enum PgBackRestPlays {
             }
         ]
         if backups.repositoryHost == nil {
-            plays.append(Play("pgbackrest shared repository", on: model.pattern(model.databaseHosts), anyErrorsFatal: true, tags: ["pgbackrest"]) { host in
-                SharedRepositoryCheck(path: backups.path, host: host.name, members: model.databaseHosts)
-            })
+            plays.append(
+                Play(
+                    "pgbackrest shared repository", on: model.pattern(model.databaseHosts), anyErrorsFatal: true,
+                    tags: ["pgbackrest"]
+                ) { host in
+                    SharedRepositoryCheck(path: backups.path, host: host.name, members: model.databaseHosts)
+                })
         }
         return plays
     }
@@ -29,8 +34,16 @@ enum PgBackRestPlays {
     /// The stanza and the first full backup, once the cluster serves.
     static func firstBackup(_ model: ClusterModel) -> [Play] {
         guard let backups = model.backups else { return [] }
-        return [Play("pgbackrest stanza and first backup", on: backups.repositoryHost ?? model.pattern(model.databaseHosts), tags: ["pgbackrest"]) { host in
-            try PgBackRestFirstBackup(backups, onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil).steps
-        }]
+        return [
+            Play(
+                "pgbackrest stanza and first backup", on: backups.repositoryHost ?? model.pattern(model.databaseHosts),
+                tags: ["pgbackrest"]
+            ) { host in
+                try PgBackRestFirstBackup(
+                    backups,
+                    onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil
+                ).steps
+            }
+        ]
     }
 }

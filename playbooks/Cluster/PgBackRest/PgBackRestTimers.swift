@@ -12,13 +12,18 @@ struct PgBackRestTimers: Role {
     }
 
     var steps: [Step] {
-        Template("cluster/pgbackrest/backup.service", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)@.service", values: [
-            "stanza": .string(backups.stanza), "user": .string(backups.backupUser), "condition": .string(condition ?? ""),
-        ])
-        for (type, schedule) in [("full", backups.fullSchedule), ("diff", backups.differentialSchedule)] {
-            Template("cluster/pgbackrest/backup.timer", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).timer", values: [
-                "stanza": .string(backups.stanza), "type": .string(type), "schedule": .string(schedule),
+        Template(
+            "cluster/pgbackrest/backup.service", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)@.service",
+            values: [
+                "stanza": .string(backups.stanza), "user": .string(backups.backupUser),
+                "condition": .string(condition ?? ""),
             ])
+        for (type, schedule) in [("full", backups.fullSchedule), ("diff", backups.differentialSchedule)] {
+            Template(
+                "cluster/pgbackrest/backup.timer", to: "/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).timer",
+                values: [
+                    "stanza": .string(backups.stanza), "type": .string(type), "schedule": .string(schedule),
+                ])
             Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .started, enabled: true)
         }
     }

@@ -11,7 +11,10 @@ struct SSHTrust: Role {
     let host: HostContext
     let model: ClusterModel
 
-    init(user: String, home: String, key: SSHKeyPair, accepting peerKey: SSHKeyPair, from peers: [String], host: HostContext, model: ClusterModel) {
+    init(
+        user: String, home: String, key: SSHKeyPair, accepting peerKey: SSHKeyPair, from peers: [String],
+        host: HostContext, model: ClusterModel
+    ) {
         self.user = user
         self.home = home
         self.key = key
@@ -25,14 +28,20 @@ struct SSHTrust: Role {
         get throws {
             let knownHosts = try peers.map { peer in
                 guard let keys = host.peers[peer]?.sshHostKeys, !keys.isEmpty else {
-                    throw ResourceError("the SSH host keys of \(peer) are unknown to this run; run without a --limit that leaves \(peer) out")
+                    throw ResourceError(
+                        "the SSH host keys of \(peer) are unknown to this run; run without a --limit that leaves \(peer) out"
+                    )
                 }
                 return keys.map { "\(peer),\(model.address(of: peer)) \($0)\n" }.joined()
             }.joined()
             Directory("\(home)/.ssh", mode: 0o700, owner: user, group: user)
             File("\(home)/.ssh/id_ed25519", contents: .secret(key.privateKey), mode: 0o600, owner: user, group: user)
-            File("\(home)/.ssh/authorized_keys", content: peerKey.publicKey + "\n", mode: 0o600, owner: user, group: user)
-            File("\(home)/.ssh/known_hosts", content: "# Managed by Keel: pinned from the hosts' own keys.\n" + knownHosts, owner: user, group: user)
+            File(
+                "\(home)/.ssh/authorized_keys", content: peerKey.publicKey + "\n", mode: 0o600, owner: user, group: user
+            )
+            File(
+                "\(home)/.ssh/known_hosts",
+                content: "# Managed by Keel: pinned from the hosts' own keys.\n" + knownHosts, owner: user, group: user)
         }
     }
 }

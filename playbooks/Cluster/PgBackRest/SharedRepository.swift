@@ -16,11 +16,14 @@ struct SharedRepositoryMark: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "absent" else { return [] }
         let write = "mkdir -p \(marks(path)) && echo \(shellQuote(host)) > \(mark)"
-        return [Change(
-            "leave \(host)'s mark in \(path)",
-            .shell(
-                "runuser -u postgres -- sh -c \(shellQuote(write)) || { echo \"postgres (uid $(id -u postgres)) cannot write to "
-                    + "\(path) on \(host): give it the directory, with the same uid on every database host\" >&2; exit 1; }"))]
+        return [
+            Change(
+                "leave \(host)'s mark in \(path)",
+                .shell(
+                    "runuser -u postgres -- sh -c \(shellQuote(write)) || { echo \"postgres (uid $(id -u postgres)) cannot write to "
+                        + "\(path) on \(host): give it the directory, with the same uid on every database host\" >&2; exit 1; }"
+                ))
+        ]
     }
 }
 

@@ -7,18 +7,35 @@ struct PgBouncerRole: Role {
 
     var steps: [Step] {
         Package("pgbouncer")
-        Template("cluster/pgbouncer/userlist.txt", to: "/etc/pgbouncer/userlist.txt", mode: 0o600, owner: "postgres", group: "postgres", values: [
-            "users": .list(([(model.superuser, model.superuserPassword)] + model.users.compactMap { user in user.password.map { (user.name, $0) } })
-                .map { .map(["name": .string($0.0), "password": .string($0.1.reveal())]) }),
-        ], isSecret: true).onChange(.reload("pgbouncer"))
-        Template("cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres", group: "postgres", values: [
-            "cluster": .string(model.name), "member": .string(host.name),
-            // With the VIP on the leader, PgBouncer listens on every address there.
-            "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
-            "port": .int(model.pgbouncerPort), "postgres_port": .int(model.postgresPort), "superuser": .string(model.superuser),
-            "max_client_conn": .int(model.pgbouncerMaxClientConnections), "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
-            "pools": .list(model.pgbouncerPools.map { .map(["name": .string($0.name), "database": .string($0.database), "options": .string($0.options)]) }),
-        ]).onChange(.restart("pgbouncer"))
+        Template(
+            "cluster/pgbouncer/userlist.txt", to: "/etc/pgbouncer/userlist.txt", mode: 0o600, owner: "postgres",
+            group: "postgres",
+            values: [
+                "users": .list(
+                    ([(model.superuser, model.superuserPassword)]
+                        + model.users.compactMap { user in user.password.map { (user.name, $0) } })
+                        .map { .map(["name": .string($0.0), "password": .string($0.1.reveal())]) })
+            ], isSecret: true
+        ).onChange(.reload("pgbouncer"))
+        Template(
+            "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
+            group: "postgres",
+            values: [
+                "cluster": .string(model.name), "member": .string(host.name),
+                // With the VIP on the leader, PgBouncer listens on every address there.
+                "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
+                "port": .int(model.pgbouncerPort), "postgres_port": .int(model.postgresPort),
+                "superuser": .string(model.superuser),
+                "max_client_conn": .int(model.pgbouncerMaxClientConnections),
+                "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
+                "pools": .list(
+                    model.pgbouncerPools.map {
+                        .map([
+                            "name": .string($0.name), "database": .string($0.database), "options": .string($0.options),
+                        ])
+                    }),
+            ]
+        ).onChange(.restart("pgbouncer"))
         Service("pgbouncer", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(model.pgbouncerPort, host: "127.0.0.1", timeout: .seconds(30))
@@ -30,6 +47,10 @@ enum PgBouncerPlays {
     /// PgBouncer on every database host, when the inventory installs it.
     static func poolers(_ model: ClusterModel) -> [Play] {
         guard model.pgbouncer else { return [] }
-        return [Play("pgbouncer", on: "postgres_cluster", tags: ["pgbouncer"]) { host in try PgBouncerRole(host: host, model: model).steps }]
+        return [
+            Play("pgbouncer", on: "postgres_cluster", tags: ["pgbouncer"]) { host in
+                try PgBouncerRole(host: host, model: model).steps
+            }
+        ]
     }
 }

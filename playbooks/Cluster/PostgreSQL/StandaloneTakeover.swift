@@ -19,8 +19,11 @@ struct StandaloneTakeover: Resource {
     /// The roles Patroni needs, with the cluster's passwords.
     private var roles: [PostgresRole] {
         [
-            PostgresRole(model.superuser, password: model.superuserPassword, superuser: true, replication: true, connection: connection),
-            PostgresRole(model.replicationUser, password: model.replicationPassword, replication: true, connection: connection),
+            PostgresRole(
+                model.superuser, password: model.superuserPassword, superuser: true, replication: true,
+                connection: connection),
+            PostgresRole(
+                model.replicationUser, password: model.replicationPassword, replication: true, connection: connection),
         ]
     }
 
@@ -40,19 +43,23 @@ struct StandaloneTakeover: Resource {
         guard lines.first == "standalone" else { return [] }
         var changes: [Change] = []
         if lines.contains("unconfigured") {
-            changes.append(Change(
-                "an empty postgresql.conf in the data directory for Patroni",
-                .shell("install -o postgres -g postgres -m 0600 /dev/null \(shellQuote(configFile))")))
+            changes.append(
+                Change(
+                    "an empty postgresql.conf in the data directory for Patroni",
+                    .shell("install -o postgres -g postgres -m 0600 /dev/null \(shellQuote(configFile))")))
         }
         if lines.contains("stopped") {
             // The roles are planned once it runs (see apply).
-            changes.append(Change(
-                "start the standalone cluster \(cluster) to give its roles the cluster's passwords",
-                .shell("pg_ctlcluster \(cluster) start")))
+            changes.append(
+                Change(
+                    "start the standalone cluster \(cluster) to give its roles the cluster's passwords",
+                    .shell("pg_ctlcluster \(cluster) start")))
             return changes
         }
         for (role, roleOutput) in zip(roles, roleOutputs) {
-            changes += try role.changes(from: roleOutput, on: host).map { Change("\($0.summary) (\(role.name))", actions: $0.actions) }
+            changes += try role.changes(from: roleOutput, on: host).map {
+                Change("\($0.summary) (\(role.name))", actions: $0.actions)
+            }
         }
         return changes
     }
@@ -73,6 +80,8 @@ struct StandaloneTakeover: Resource {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line == "@@role" { sections.append([]) } else { sections[sections.count - 1].append(line) }
         }
-        return (sections[0].map(String.init), sections.dropFirst().map { ProbeOutput(text: $0.joined(separator: "\n")) })
+        return (
+            sections[0].map(String.init), sections.dropFirst().map { ProbeOutput(text: $0.joined(separator: "\n")) }
+        )
     }
 }

@@ -23,11 +23,14 @@ public struct BackupStatus: Codable, Sendable {
 
     /// Reads `pgbackrest info` through `transport`, a connection to `host`: the repository host, or a member when
     /// the repository is shared.
-    static func read(_ backups: ClusterModel.Backups, host: String, transport: any Transport) async throws -> BackupStatus {
+    static func read(_ backups: ClusterModel.Backups, host: String, transport: any Transport) async throws
+        -> BackupStatus
+    {
         let command = "pgbackrest --stanza=\(shellQuote(backups.stanza)) info --output=json"
         let user = backups.backupUser
         let result = try await transport.run(
-            "if [ \"$(id -u)\" = 0 ]; then runuser -u \(user) -- \(command); else sudo -n -u \(user) \(command); fi", timeout: .seconds(30))
+            "if [ \"$(id -u)\" = 0 ]; then runuser -u \(user) -- \(command); else sudo -n -u \(user) \(command); fi",
+            timeout: .seconds(30))
         guard result.succeeded else { throw ResourceError("pgbackrest info failed on \(host): \(result.stderrText)") }
         return try parse(Data(result.stdout), repository: backups.repositoryHost ?? backups.path)
     }
@@ -48,7 +51,9 @@ public struct BackupStatus: Codable, Sendable {
         }
         return BackupStatus(
             repository: repository, stanza: stanza.name, status: stanza.status.message,
-            backups: stanza.backup.map { Backup(label: $0.label, type: $0.type, finished: $0.timestamp.stop, size: $0.info.size) })
+            backups: stanza.backup.map {
+                Backup(label: $0.label, type: $0.type, finished: $0.timestamp.stop, size: $0.info.size)
+            })
     }
 
     /// One line for the status table: the stanza's state and its newest backup of each type.

@@ -34,7 +34,11 @@ public struct ClusterStatus: Codable, Sendable {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let bytes = try? container.decode(Int.self) { self = .bytes(bytes) } else { self = .unknown(try container.decode(String.self)) }
+            if let bytes = try? container.decode(Int.self) {
+                self = .bytes(bytes)
+            } else {
+                self = .unknown(try container.decode(String.self))
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -93,16 +97,24 @@ public struct ClusterStatus: Codable, Sendable {
     public var table: String {
         var rows = [["MEMBER", "HOST", "ROLE", "STATE", "TL", "LAG"]]
         for member in members.sorted(by: { $0.name < $1.name }) {
-            rows.append([member.name, member.host, member.role, member.state, member.timeline.map(String.init) ?? "", member.lag?.description ?? ""])
+            rows.append([
+                member.name, member.host, member.role, member.state, member.timeline.map(String.init) ?? "",
+                member.lag?.description ?? "",
+            ])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var text = "cluster \(cluster) (read on \(readFrom))\n"
         for row in rows {
-            text += zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ") + "\n"
+            text +=
+                zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                + "\n"
         }
         let healthy = etcd.filter(\.health).count
         text += "etcd: \(healthy) of \(etcd.count) members healthy"
-        text += etcd.isEmpty ? " (no answer)\n" : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
+        text +=
+            etcd.isEmpty
+            ? " (no answer)\n"
+            : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
         if let vip { text += "vip: \(vip) held by \(vipHolder ?? "NO HOST")\n" }
         if let backups { text += backups.summary + "\n" }
         if let backupError { text += "backups: UNKNOWN (\(backupError))\n" }
