@@ -117,6 +117,10 @@ extension LabTests {
         #expect(healthy.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
         let status = try await KeelBinary.run(["status", "-i", inventory])
         #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
+        let statusJSON = try await KeelBinary.run(["status", "-i", inventory, "--json"])
+        #expect(
+            statusJSON.output.contains(#""endpoint" : "http://10.213.0.11:2379""#),
+            "URLs as they are: \(statusJSON.output)")
         #expect(status.output.contains("backups on h4 (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
         let backups = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h4", "--", "runuser -u pgbackrest -- pgbackrest --stanza=lab info",
@@ -349,7 +353,7 @@ extension LabTests {
         #expect(rotation.status == 0, "\(rotation.output)")
         for host in ["h1", "h2", "h3"] {
             #expect(
-                rotation.output.contains("- restart Patroni on \(host) and wait until the member is in service"),
+                rotation.output.contains("- restart patroni on \(host) and wait until it is in service"),
                 "\(rotation.output)")
         }
         var started: [Double] = []
