@@ -33,13 +33,13 @@ extension ClusterModel {
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
             databases: try databases(reader), extensions: try extensions(reader),
             superuser: try reader.string(.superuserName) ?? "postgres",
-            superuserPassword: try secret(reader, "patroni_superuser_password", secrets),
+            superuserPassword: try secret(reader, .superuserPassword, secrets),
             replicationUser: try reader.string(.replicationName) ?? "replicator",
-            replicationPassword: try secret(reader, "patroni_replication_password", secrets),
+            replicationPassword: try secret(reader, .replicationPassword, secrets),
             passwordsGenerated: try (reader.string(.superuserPassword) ?? "").isEmpty
-                && !secrets.isStored("patroni_superuser_password"),
+                && !secrets.isStored(ClusterVariable.superuserPassword.rawValue),
             restAPIUser: try reader.string(.restAPIName) ?? "patroni",
-            restAPIPassword: try secret(reader, "patroni_restapi_password", secrets),
+            restAPIPassword: try secret(reader, .restAPIPassword, secrets),
             vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
             synchronousMode: try reader.bool(.synchronousMode) ?? true,
             synchronousModeStrict: try reader.bool(.synchronousModeStrict) ?? false,
@@ -84,11 +84,11 @@ extension ClusterModel {
     }
 
     /// The inventory's password, or the stored (or newly generated) one when it is empty.
-    private static func secret(_ reader: VariableReader, _ name: String, _ secrets: ClusterSecrets)
+    private static func secret(_ reader: VariableReader, _ variable: ClusterVariable, _ secrets: ClusterSecrets)
         throws(InventoryError) -> Secret
     {
-        if let value = try reader.string([name]), !value.isEmpty { return Secret(value) }
-        return secrets.password(for: name)
+        if let value = try reader.string(variable), !value.isEmpty { return Secret(value) }
+        return secrets.password(for: variable.rawValue)
     }
 
     /// The PGDG repository when `pgdg_repository` is true: `pgdg_repository_url` for a mirror, with the key it signs

@@ -19,9 +19,9 @@ struct PatroniNodeRole: Role {
                 content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
             Package(
                 "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2",
-                "python3-etcd", "python3-urllib3",
-                "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil", "python3-psutil",
-                "python3-cdiff")
+                "python3-etcd",
+                "python3-urllib3", "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil",
+                "python3-psutil", "python3-cdiff")
             Service("postgresql", state: .stopped, enabled: false)
             if model.upgradePatroni {
                 // The distribution's older Patroni stops if it runs, then goes (its configuration files stay): Keel's
