@@ -65,14 +65,14 @@ struct PatroniConfigTests {
         #expect(none == .object([:]) && nothing.isEmpty)
     }
 
-    @Test("patroni.yml's bootstrap section is the same configuration, as YAML")
+    @Test("patroni.yml's bootstrap section is the same configuration as YAML, with Keel's base parameters only")
     func bootstrapYAML() throws {
         let model = try self.model()
-        let yaml = PatroniDynamicConfig.wanted(model).yaml(indent: 4)
+        let yaml = PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)
         #expect(yaml.contains(#"    "ttl": 30"#))
         #expect(yaml.contains(#"    "postgresql":"# + "\n" + #"      "parameters":"#))
-        #expect(yaml.contains(#"        "max_connections": "200""#))
         #expect(yaml.contains(#"        "wal_level": "replica""#))
+        #expect(!yaml.contains("max_connections"))
     }
 }
 

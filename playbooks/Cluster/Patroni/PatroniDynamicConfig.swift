@@ -2,9 +2,9 @@ import Foundation
 import Keel
 
 /// Patroni's dynamic configuration, kept in etcd for the whole cluster: the HA timings, synchronous replication and
-/// every PostgreSQL parameter. ``wanted`` seeds it at bootstrap (patroni.yml's `bootstrap.dcs`); afterwards only
-/// this resource changes it, with a `PATCH /config` on the REST API of any member that answers. Parameters Keel no
-/// longer sets are removed.
+/// every PostgreSQL parameter. ``bootstrap`` seeds it (patroni.yml's `bootstrap.dcs`, read once, when the cluster is
+/// initialized); afterwards only this resource changes it, with a `PATCH /config` on the REST API of any member that
+/// answers. Parameters Keel no longer sets are removed.
 struct PatroniDynamicConfig: Resource {
     let model: ClusterModel
     let host: String
@@ -16,7 +16,13 @@ struct PatroniDynamicConfig: Resource {
     var probe: String { PatroniAPI.fromAnyMember(model, "/config") }
 
     /// The settings Keel owns, typed as Patroni keeps them.
-    static func wanted(_ model: ClusterModel) -> JSONValue {
+    static func wanted(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.clusterParameters) }
+
+    /// The seed for a new cluster: the same settings with Keel's base parameters only, so that patroni.yml does not
+    /// change on every member (to no effect) when a `postgresql_parameters` entry changes.
+    static func bootstrap(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.baseParameters) }
+
+    private static func settings(_ model: ClusterModel, parameters: [ClusterModel.Parameter]) -> JSONValue {
         .object([
             "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait),
             "retry_timeout": .integer(model.retryTimeout),
@@ -26,7 +32,7 @@ struct PatroniDynamicConfig: Resource {
             "postgresql": .object([
                 "use_pg_rewind": .bool(true), "use_slots": .bool(true),
                 "parameters": .object(
-                    Dictionary(model.clusterParameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
+                    Dictionary(parameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
             ]),
         ])
     }

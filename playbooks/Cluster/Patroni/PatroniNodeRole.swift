@@ -98,7 +98,7 @@ struct PatroniNodeRole: Role {
             "cluster": .string(model.name), "member": .string(host.name), "address": .string(address),
             "patroni_version": .string(model.patroniVersion),
             "etcd_hosts": .string(model.etcdHosts.map { "\(model.address(of: $0)):2379" }.joined(separator: ",")),
-            "dcs": .string(PatroniDynamicConfig.wanted(model).yaml(indent: 4)),
+            "dcs": .string(PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)),
             "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory),
             "version": .int(model.postgresVersion),
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
