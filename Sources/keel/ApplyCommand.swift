@@ -73,7 +73,7 @@ struct RunArguments: ParsableArguments {
             ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
         ]
         if let events { reporters.append(try EventLog(path: events)) }
-        let hosts = try targets(of: inventory, inventory.hostNames, knownHosts: connection.knownHosts)
+        let hosts = try targets(of: inventory, inventory.hostNames)
         let runner = Runner(
             inventory: inventory, options: options, reporter: Reporters(reporters),
             connection: try connection.options(for: hosts))

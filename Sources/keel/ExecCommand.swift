@@ -25,7 +25,7 @@ struct ExecCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (inventory, hosts) = try inventoryOptions.load()
-        var targets = try targets(of: inventory, hosts, knownHosts: connection.knownHosts)
+        var targets = try targets(of: inventory, hosts)
         if become {
             targets = targets.map {
                 var target = $0; target.become = target.become ?? Become(); return target

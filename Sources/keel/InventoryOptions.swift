@@ -29,7 +29,9 @@ struct ConnectionArguments: ParsableArguments {
     var forks: Int = 10
 
     @Option(
-        name: .long, help: "known_hosts file (default: the inventory's keel_known_hosts_file, else ~/.ssh/known_hosts)."
+        name: .long,
+        help:
+            "known_hosts file for every host; wins over the inventory's keel_known_hosts_file (default ~/.ssh/known_hosts)."
     )
     var knownHosts: String?
 
@@ -48,9 +50,8 @@ struct ConnectionArguments: ParsableArguments {
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {
         let environment = ProcessInfo.processInfo.environment
         var options = ConnectionOptions(
-            acceptNewHostKeys: acceptNewHostKeys, connectTimeout: .seconds(connectTimeout),
-            password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
-        if let knownHosts { options.knownHostsPath = knownHosts }
+            knownHostsOverride: knownHosts, acceptNewHostKeys: acceptNewHostKeys,
+            connectTimeout: .seconds(connectTimeout), password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
         if askPass {
             guard let typed = Terminal.askSecret("SSH password: ") else {
                 throw CLIError("--ask-pass needs a terminal; set KEEL_SSH_PASSWORD instead")
@@ -69,13 +70,9 @@ struct ConnectionArguments: ParsableArguments {
 }
 
 /// Resolves the targets of the selected hosts, or exits with the inventory's error.
-func targets(of inventory: Inventory, _ hosts: [String], knownHosts override: String?) throws -> [HostTarget] {
+func targets(of inventory: Inventory, _ hosts: [String]) throws -> [HostTarget] {
     do {
-        return try hosts.map { host throws(InventoryError) in
-            var target = try inventory.target(for: host)
-            if override != nil { target.knownHostsFile = nil }
-            return target
-        }
+        return try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
     } catch {
         throw CLIError(error.description)
     }

@@ -10,7 +10,7 @@ struct PingCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (inventory, hosts) = try inventoryOptions.load()
-        let targets = try targets(of: inventory, hosts, knownHosts: connection.knownHosts)
+        let targets = try targets(of: inventory, hosts)
         let fleet = Fleet(options: try connection.options(for: targets), forks: connection.forks)
         let outcomes = await fleet.run(
             targets,

@@ -16,7 +16,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (inventory, _) = try inventoryOptions.load()
-        let hosts = try targets(of: inventory, inventory.hostNames, knownHosts: connection.knownHosts)
+        let hosts = try targets(of: inventory, inventory.hostNames)
         let status: ClusterStatus
         do {
             let model = try ClusterModel.load(

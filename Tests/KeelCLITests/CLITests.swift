@@ -89,6 +89,51 @@ struct CLITests {
         }
     }
 
+    @Test("every command refuses a host whose key differs from the file given with --known-hosts")
+    func knownHostsWins() async throws {
+        try await TestSSHServer.with { server in
+            // A cluster of three hosts, each the test server, whose inventory trusts the server's real key.
+            let inventory = server.freshPath("cluster.ini")
+            try """
+            [etcd_cluster]
+            alpha ansible_host=127.0.0.1 ansible_port=\(server.port)
+            beta ansible_host=127.0.0.1 ansible_port=\(server.port)
+            gamma ansible_host=127.0.0.1 ansible_port=\(server.port)
+            [master]
+            alpha
+            [replica]
+            beta
+            gamma
+            [postgres_cluster:children]
+            master
+            replica
+
+            [all:vars]
+            ansible_user=\(server.user)
+            ansible_ssh_private_key_file=\(server.keys.clientEd25519)
+            keel_known_hosts_file=\(try server.knownHosts())
+            """.write(toFile: inventory, atomically: true, encoding: .utf8)
+            let impostor = server.freshPath("impostor_known_hosts")
+            let strangerKey = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
+                .split(separator: " ").prefix(2).joined(separator: " ")
+            try "[127.0.0.1]:\(server.port) \(strangerKey)\n".write(toFile: impostor, atomically: true, encoding: .utf8)
+            // deploy reads the Patroni wheel before it connects; a placeholder keeps it from reaching PyPI.
+            let wheels = server.freshPath("wheels")
+            try FileManager.default.createDirectory(atPath: wheels, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: wheels + "/patroni-4.1.5-py3-none-any.whl", contents: Data())
+            let trusted = try await KeelBinary.run(["ping", "-i", inventory])
+            #expect(trusted.status == 0, "the inventory's own known_hosts holds the right key: \(trusted.output)")
+            for command in [["ping"], ["exec"], ["apply", "bench-files"], ["deploy", "--check"], ["status"]] {
+                let arguments =
+                    [command[0], "-i", inventory, "--known-hosts", impostor] + command.dropFirst()
+                    + (command[0] == "exec" ? ["--", "true"] : [])
+                let refused = try await KeelBinary.run(arguments, environment: ["KEEL_WHEELS": wheels])
+                #expect(refused.status != 0, "keel \(command[0]): \(refused.output)")
+                #expect(refused.output.contains("HOST KEY CHANGED"), "keel \(command[0]): \(refused.output)")
+            }
+        }
+    }
+
     @Test("keel inventory --json resolves variables and masks secrets")
     func inventoryJSON() async throws {
         try await TestSSHServer.with { server in

@@ -3,8 +3,10 @@ import KeelSSH
 
 /// Settings that apply to every connection of a run, from the command line and the environment.
 public struct ConnectionOptions: Sendable {
-    /// known_hosts to check keys against when the inventory names none; `~/.ssh/known_hosts` by default.
+    /// known_hosts to check keys against when neither the operator nor the inventory names one.
     public var knownHostsPath: String
+    /// known_hosts the operator named (`--known-hosts`): it wins over the inventory's `keel_known_hosts_file`.
+    public var knownHostsOverride: String?
     /// Record the keys of hosts not yet known (OpenSSH's `accept-new`); a changed key is refused either way.
     public var acceptNewHostKeys: Bool
     public var connectTimeout: Duration
@@ -15,10 +17,11 @@ public struct ConnectionOptions: Sendable {
 
     public init(
         knownHostsPath: String = ("~/.ssh/known_hosts" as NSString).expandingTildeInPath,
-        acceptNewHostKeys: Bool = false, connectTimeout: Duration = .seconds(10),
+        knownHostsOverride: String? = nil, acceptNewHostKeys: Bool = false, connectTimeout: Duration = .seconds(10),
         passphrases: [String: Secret] = [:], password: Secret? = nil
     ) {
         self.knownHostsPath = knownHostsPath
+        self.knownHostsOverride = knownHostsOverride
         self.acceptNewHostKeys = acceptNewHostKeys
         self.connectTimeout = connectTimeout
         self.passphrases = passphrases
@@ -40,7 +43,7 @@ public struct ConnectionOptions: Sendable {
         if let password = target.password ?? password { credentials.append(.password(password)) }
         return SSHConfiguration(
             host: target.address, port: target.port, user: target.user, credentials: credentials,
-            knownHostsPath: target.knownHostsFile ?? knownHostsPath,
+            knownHostsPath: knownHostsOverride ?? target.knownHostsFile ?? knownHostsPath,
             hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict,
             connectTimeout: connectTimeout)
     }
