@@ -1,4 +1,5 @@
 import Foundation
+import KeelTestSupport
 import Testing
 
 @testable import Keel
@@ -34,6 +35,25 @@ struct PostgresResourceTests {
             ])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
         #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
+    }
+
+    @Test("a name holding a newline and the old here-document's end marker reaches psql whole, and runs nothing")
+    func probeQuoting() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // A stand-in for runuser that prints what psql would read.
+        let runuser = scratch.appendingPathComponent("runuser").path
+        try "#!/bin/sh\ncat\n".write(toFile: runuser, atomically: true, encoding: .utf8)
+        chmod(runuser, 0o755)
+        let marker = scratch.appendingPathComponent("pwned").path
+        let name = "app\nKEEL_SQL\ntouch \(marker)\n'$(touch \(marker))"
+        let probe = PostgresRole(name).probe
+        let (status, output) = try Shell.capture(
+            "/bin/sh", ["-c", probe], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+        #expect(status == 0, "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(output.contains("WHERE rolname = \(SQL.literal(name));"))
     }
 
     @Test("identifiers and literals are quoted, so a hostile name stays a name")

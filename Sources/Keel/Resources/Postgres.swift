@@ -14,14 +14,12 @@ public struct PostgresConnection: Sendable, Hashable {
     }
 
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
-    /// when it is a standby.
+    /// when it is a standby. The SQL is one shell-quoted word for the `printf` builtin, whatever names it holds.
     func probe(_ sql: String, database: String? = nil) -> String {
         """
         recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) || { echo '@@unreachable'; exit 0; }
         if [ "$recovery" = t ]; then echo '@@standby'; exit 0; fi
-        \(psql(database: database)) <<'KEEL_SQL' || echo '@@unreachable'
-        \(sql)
-        KEEL_SQL
+        printf '%s\\n' \(shellQuote(sql)) | \(psql(database: database)) || echo '@@unreachable'
         """
     }
 
