@@ -21,11 +21,12 @@ struct ClusterFlowOptions: ParsableArguments {
             throw CLIError(error.description)
         }
         let wheel = flow.needsPatroniWheel ? try PatroniWheel.load(version: model.patroniVersion) : []
-        if flow.writesSecrets { try secrets.save() }
+        // Under --check nothing is written, the secrets file included.
+        if flow.writesSecrets, !run.check { try secrets.save() }
         try await run.apply(
             flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection
         ) { recap in
-            if flow.writesSecrets, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
+            if flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()
             }
         }

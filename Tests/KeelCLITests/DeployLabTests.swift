@@ -179,8 +179,12 @@ extension LabTests {
         try? FileManager.default.removeItem(atPath: secretsFile)
         try FileManager.default.moveItem(atPath: secretsFile + ".kept", toPath: secretsFile)
         #expect(withoutSecrets.status != 0 && changedWithoutSecrets.isEmpty)
+        // Every password the running cluster uses is named, not only the superuser's.
         #expect(
-            withoutSecrets.output.contains("a cluster deployed by Keel runs here, but .keel-secrets.yml"),
+            withoutSecrets.output.contains(
+                "already uses patroni_replication_password, patroni_restapi_password, patroni_superuser_password, "
+                    + "user_app, but .keel-secrets.yml")
+                && withoutSecrets.output.contains("already uses vrrp_auth_pass, but"),
             "\(withoutSecrets.output)")
 
         // A changed variable: --check shows exactly that change, the deploy applies it without a restart.

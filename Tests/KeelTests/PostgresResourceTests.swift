@@ -60,7 +60,8 @@ struct PostgresResourceTests {
     func quoting() {
         #expect(SQL.identifier(#"app"; DROP TABLE x; --"#) == #""app""; DROP TABLE x; --""#)
         #expect(SQL.literal("it's") == "'it''s'")
-        #expect(PostgresRole("o'hara").probe.contains("rolname = 'o''hara'"))
+        // Inside the probe's one shell-quoted word.
+        #expect(PostgresRole("o'hara").probe.contains(#"rolname = '\''o'\'''\''hara'\''"#))
     }
 
     @Test("database owner and extension presence")

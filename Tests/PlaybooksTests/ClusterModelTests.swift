@@ -113,7 +113,12 @@ struct ClusterModelTests {
         #expect(first.restAPIUser == "patroni" && first.restAPIPassword.reveal().count == 32)
         #expect(again.restAPIPassword.reveal() == first.restAPIPassword.reveal())
         #expect("\(first.superuserPassword)" == "***")
-        #expect(first.passwordsGenerated && !again.passwordsGenerated)
+        #expect(
+            first.generatedSecrets == [
+                "patroni_replication_password", "patroni_restapi_password", "patroni_superuser_password", "user_app",
+                "vrrp_auth_pass",
+            ])
+        #expect(again.generatedSecrets.isEmpty)
     }
 
     @Test("an unknown variable is reported with its line and the name it probably meant")

@@ -40,9 +40,11 @@ public struct PostgresConnection: Sendable, Hashable {
 }
 
 /// SQL quoting: identifiers in double quotes, literals in single quotes, each with its quote doubled.
-enum SQL {
-    static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+public enum SQL {
+    public static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+    public static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }
 
 /// A PostgreSQL role with its login, superuser and replication attributes and, optionally, a password.

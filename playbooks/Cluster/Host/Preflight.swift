@@ -51,9 +51,22 @@ struct Preflight: Resource {
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
                 """
+            let generatedUsers = model.users.map(\.name).filter {
+                model.generatedSecrets.contains(ClusterSecrets.userPassword($0))
+            }
+            if !generatedUsers.isEmpty {
+                let names = generatedUsers.map(SQL.literal).joined(separator: ", ")
+                let connection = PostgresConnection(port: model.postgresPort)
+                script +=
+                    "\nprintf '%s\\n' \(shellQuote("SELECT 'role=' || rolname FROM pg_roles WHERE rolname IN (\(names));"))"
+                    + " | \(connection.psql()) 2>/dev/null"
+            }
             if let backups = model.backups, backups.repositoryHost == nil {
                 script += "\n[ -d \(backups.path) ] || echo shared_repository=missing"
             }
+        }
+        if model.balancerHosts.contains(host) {
+            script += "\ngrep -qs auth_pass /etc/keepalived/keepalived.conf && echo vrrp_configured=1"
         }
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
@@ -95,11 +108,7 @@ struct Preflight: Resource {
                     + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
                     + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
         }
-        if lines.contains("patroni_deployed=1"), model.passwordsGenerated {
-            problems.append(
-                "a cluster deployed by Keel runs here, but .keel-secrets.yml beside the inventory does not hold its passwords: "
-                    + "restore it (or set the passwords in the inventory); new passwords would lock the members out")
-        }
+        problems += lostSecrets(lines)
         if lines.contains("shared_repository=missing"), let path = model.backups?.path {
             problems.append(
                 "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
@@ -136,6 +145,28 @@ struct Preflight: Resource {
                     + problems.joined(separator: "\n        - "))
         }
         return []
+    }
+
+    /// The secrets this run generated that the cluster already uses here: the secrets file beside the inventory
+    /// lost them (a copy of the inventory without it, say), and new ones would lock members, replicas, applications
+    /// or keepalived peers out.
+    private func lostSecrets(_ lines: [String]) -> [String] {
+        var lost: [String] = []
+        if lines.contains("patroni_deployed=1") {
+            lost += [ClusterVariable.superuserPassword, .replicationPassword, .restAPIPassword].map(\.rawValue)
+                .filter { model.generatedSecrets.contains($0) }
+        }
+        lost += lines.filter { $0.hasPrefix("role=") }.map { ClusterSecrets.userPassword(String($0.dropFirst(5))) }
+            .filter { model.generatedSecrets.contains($0) }
+        if lines.contains("vrrp_configured=1"), model.generatedSecrets.contains(ClusterSecrets.vrrpPassword) {
+            lost.append(ClusterSecrets.vrrpPassword)
+        }
+        guard !lost.isEmpty else { return [] }
+        return [
+            "the cluster here already uses \(lost.sorted().joined(separator: ", ")), but .keel-secrets.yml beside the "
+                + "inventory does not hold them: restore the file (or set them in the inventory); Keel will not "
+                + "replace passwords a running cluster uses"
+        ]
     }
 
 }

@@ -36,11 +36,9 @@ extension ClusterModel {
             superuserPassword: try secret(reader, .superuserPassword, secrets),
             replicationUser: try reader.string(.replicationName) ?? "replicator",
             replicationPassword: try secret(reader, .replicationPassword, secrets),
-            passwordsGenerated: try (reader.string(.superuserPassword) ?? "").isEmpty
-                && !secrets.isStored(ClusterVariable.superuserPassword.rawValue),
             restAPIUser: try reader.string(.restAPIName) ?? "patroni",
             restAPIPassword: try secret(reader, .restAPIPassword, secrets),
-            vrrpPassword: secrets.password(for: "vrrp_auth_pass"),
+            vrrpPassword: secrets.password(for: ClusterSecrets.vrrpPassword),
             synchronousMode: try reader.bool(.synchronousMode) ?? true,
             synchronousModeStrict: try reader.bool(.synchronousModeStrict) ?? false,
             synchronousNodeCount: try reader.int(.synchronousNodeCount, in: 1...16) ?? 1,
@@ -65,9 +63,10 @@ extension ClusterModel {
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in
             var user = user
-            if user.password == nil { user.password = secrets.password(for: "user_\(user.name)") }
+            if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
         }
+        model.generatedSecrets = Set(secrets.generated)
         return model
     }
 

@@ -33,9 +33,9 @@ public struct ClusterModel: Sendable {
     public var superuserPassword: Secret
     public var replicationUser: String
     public var replicationPassword: Secret
-    /// Whether this run generated the cluster's passwords (neither the inventory nor the secrets file had them):
-    /// right for a new cluster, fatal for a running one.
-    public var passwordsGenerated: Bool
+    /// The secrets this run generated (neither the inventory nor the secrets file had them), by their names in
+    /// the secrets file: right for a new cluster, fatal for a running one that already uses them.
+    public var generatedSecrets: Set<String> = []
     /// Basic authentication for the unsafe (POST, PATCH, …) endpoints of Patroni's REST API.
     public var restAPIUser: String
     public var restAPIPassword: Secret
