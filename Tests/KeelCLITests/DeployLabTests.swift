@@ -110,6 +110,16 @@ extension LabTests {
         #expect(first.status == 0, "\(first.output)")
         let secrets = try FileManager.default.attributesOfItem(atPath: cluster.directory + "/.keel-secrets.yml")
         #expect((secrets[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // postgres reads Patroni's files but can replace none; the REST API credentials root feeds to curl are root's.
+        let owners = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h2", "--",
+            "stat -c '%U:%G:%a %n' /etc/patroni /etc/patroni/patroni.yml /etc/keel /etc/keel/patroni-api.curlrc;"
+                + " runuser -u postgres -- sh -c 'echo x > /etc/patroni/x' 2>/dev/null || echo refused",
+        ])
+        #expect(
+            owners.output.contains(
+                "root:postgres:750 /etc/patroni\nroot:postgres:640 /etc/patroni/patroni.yml\nroot:root:700 /etc/keel\n"
+                    + "root:root:600 /etc/keel/patroni-api.curlrc\nrefused"), "\(owners.output)")
 
         let healthy = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
         #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"])
@@ -152,8 +162,8 @@ extension LabTests {
         // Patroni's unsafe endpoints want the generated credentials; its health checks stay open to HAProxy.
         let restart =
             "curl -s -o /dev/null -w '%{http_code} ' -X POST http://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/patroni/api.curlrc -X DELETE http://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/keel/patroni-api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/keel/patroni-api.curlrc -X DELETE http://10.213.0.11:8008/restart; "
             + "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.11:8008/primary"
         let api = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", restart])
         #expect(
@@ -372,7 +382,7 @@ extension LabTests {
         let api = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--limit", "h2", "--",
             "curl -s -o /dev/null -w '%{http_code} ' -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.12:8008/restart; "
-                + "curl -s -o /dev/null -w '%{http_code}' -K /etc/patroni/api.curlrc -X DELETE http://10.213.0.12:8008/restart",
+                + "curl -s -o /dev/null -w '%{http_code}' -K /etc/keel/patroni-api.curlrc -X DELETE http://10.213.0.12:8008/restart",
         ])
         #expect(api.output.contains("\n202 200"), "Patroni and Keel both use the new password: \(api.output)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }

@@ -300,3 +300,25 @@ struct ClusterModelTests {
         #expect(empty.summary == "backups on h4 (stanza lab): no valid backups, 0 backup(s)")
     }
 }
+
+extension ClusterModelTests {
+    @Test("pre-flight refuses a Debian cluster outside the cluster's data directory, with its name, port and data")
+    func otherDebianCluster() throws {
+        let (model, directory) = try load()
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        let master = HostContext(name: "10.213.0.11", inventory: inventory, facts: Facts())
+        let preflight = Preflight(model: model, host: master.name)
+        #expect(preflight.probe.contains("pg_lsclusters -h"))
+        let own = "os=debian 12\ndebian_cluster=15/main 5432 online /var/lib/postgresql/15/main\n"
+        #expect(try preflight.changes(from: ProbeOutput(text: own), on: master).isEmpty)
+        #expect {
+            try preflight.changes(
+                from: ProbeOutput(text: own + "debian_cluster=15/prod 5433 online /data/pg15\n"), on: master)
+        } throws: {
+            "\($0)".contains(
+                "another PostgreSQL cluster is set up here: 15/prod on port 5433 (online), data in /data/pg15; Keel "
+                    + "would stop it: drop it (pg_dropcluster 15 prod) or move it elsewhere, or set "
+                    + "postgresql_data_dir: /data/pg15 to take it over")
+        }
+    }
+}

@@ -50,6 +50,7 @@ struct Preflight: Resource {
                 [ -e /etc/patroni/patroni.env ] && echo patroni_deployed=1
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
+                pg_lsclusters -h 2>/dev/null | awk '{print "debian_cluster=" $1 "/" $2 " " $3 " " $4 " " $6}'
                 """
             let generatedUsers = model.users.map(\.name).filter {
                 model.generatedSecrets.contains(ClusterSecrets.userPassword($0))
@@ -109,6 +110,7 @@ struct Preflight: Resource {
                     + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
         }
         problems += lostSecrets(lines)
+        problems += otherClusters(lines)
         if lines.contains("shared_repository=missing"), let path = model.backups?.path {
             problems.append(
                 "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
@@ -145,6 +147,22 @@ struct Preflight: Resource {
                     + problems.joined(separator: "\n        - "))
         }
         return []
+    }
+
+    /// Debian's PostgreSQL clusters here whose data is not in the cluster's data directory: Keel stops Debian's
+    /// `postgresql` service, which would stop them too, and they are not Keel's to take over.
+    private func otherClusters(_ lines: [String]) -> [String] {
+        let own = model.dataDirectory.hasSuffix("/") ? String(model.dataDirectory.dropLast()) : model.dataDirectory
+        return lines.filter { $0.hasPrefix("debian_cluster=") }.compactMap { line in
+            let fields = line.dropFirst("debian_cluster=".count).split(separator: " ", maxSplits: 3).map(String.init)
+            guard fields.count == 4, fields[3] != own, fields[3] != own + "/" else { return nil }
+            let (cluster, port, status, data) = (fields[0], fields[1], fields[2], fields[3])
+            return
+                "another PostgreSQL cluster is set up here: \(cluster) on port \(port) (\(status)), data in \(data); "
+                + "Keel would stop it: drop it (pg_dropcluster \(cluster.replacingOccurrences(of: "/", with: " "))) or "
+                + "move it elsewhere"
+                + (host == model.primaryHost ? ", or set postgresql_data_dir: \(data) to take it over" : "")
+        }
     }
 
     /// The secrets this run generated that the cluster already uses here: the secrets file beside the inventory

@@ -4,8 +4,12 @@ import Keel
 struct PatroniAPI {
     let url: String
 
-    /// Where database hosts keep the credentials of the unsafe endpoints, for `curl -K` (root only, 0600).
-    static let credentialsFile = "/etc/patroni/api.curlrc"
+    /// Where database hosts keep the credentials of the unsafe endpoints, for root's `curl -K`: a root-only
+    /// directory, since a curl config file can name URLs and files to write (no other account may replace it).
+    static let credentialsDirectory = "/etc/keel"
+    static let credentialsFile = credentialsDirectory + "/patroni-api.curlrc"
+    /// Where Keel kept them before, in a directory `postgres` once owned.
+    static let formerCredentialsFile = "/etc/patroni/api.curlrc"
 
     init(address: String) { url = "http://\(address):8008" }
     init(_ model: ClusterModel, member: String) { self.init(address: model.address(of: member)) }

@@ -37,7 +37,10 @@ struct PatroniNodeRole: Role {
                     + "ln -sfn /opt/patroni/venv/bin /opt/patroni/bin",
                 unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]")
             Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
-            Directory("/etc/patroni", mode: 0o750, owner: "postgres", group: "postgres")
+            // Root-owned, so that postgres can read what is here but replace none of it.
+            Directory("/etc/patroni", mode: 0o750, owner: "root", group: "postgres")
+            Directory(PatroniAPI.credentialsDirectory, mode: 0o700)
+            File.absent(PatroniAPI.formerCredentialsFile)
             Template(
                 "cluster/patroni/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600,
                 values: [
@@ -56,7 +59,7 @@ struct PatroniNodeRole: Role {
                             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
                 ], isSecret: true)
             Template(
-                "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "postgres",
+                "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
                 group: "postgres", values: patroniValues(vip: vip)
             )
             .onChange(.reload("patroni"))
