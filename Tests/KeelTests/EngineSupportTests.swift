@@ -69,3 +69,32 @@ struct EngineSupportTests {
         #expect(facts.defaultIPv4 == "10.213.0.11")
     }
 }
+
+/// systemd's environment.d generator: it parses files with the parser `EnvironmentFile=` uses, and prints the result.
+private let environmentGenerator = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
+
+@Suite(
+    "Quoting for systemd environment files",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: environmentGenerator), "needs systemd's generator"))
+struct EnvironmentFileQuoteTests {
+    @Test("systemd's own parser reads each quoted value back unchanged")
+    func roundTrip() throws {
+        // `$` is left out: environment.d expands variables after parsing, which EnvironmentFile= does not.
+        let values = [#"pa\ss"#, #""lead"#, "  spaced  ", "back`tick", "'single'", "plain-Value_1.2", "a b\\"]
+        #expect(environmentFileQuote("plain-Value_1.2") == "plain-Value_1.2")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: scratch.appendingPathComponent("environment.d"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let lines = values.enumerated().map { "KEEL_V\($0.offset)=\(environmentFileQuote($0.element))" }
+        try (lines.joined(separator: "\n") + "\n").write(
+            to: scratch.appendingPathComponent("environment.d/keel.conf"), atomically: true, encoding: .utf8)
+        // The generator prints shell assignments; sh reads them back, and prints each value on a line of its own.
+        let printing = values.indices.map { "printf '%s\\n' \"$KEEL_V\($0)\"" }.joined(separator: "; ")
+        let (status, output) = try Shell.capture(
+            "/bin/sh", ["-c", "eval \"$(\(environmentGenerator))\"; \(printing)"],
+            environment: ["XDG_CONFIG_HOME": scratch.path, "PATH": "/usr/bin:/bin"])
+        #expect(status == 0, "\(output)")
+        #expect(output == values.map { $0 + "\n" }.joined(), "\(output)")
+    }
+}

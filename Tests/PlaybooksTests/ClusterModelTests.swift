@@ -224,7 +224,8 @@ struct ClusterModelTests {
         #expect(s3?.message == "pgbackrest_repo_type 's3' is not supported" && s3?.location?.line == 20)
         let relative = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_path: backups\n")
         #expect(
-            relative?.message == "pgbackrest_repo_path 'backups' is not a plain absolute path"
+            relative?.message
+                == "pgbackrest_repo_path 'backups' cannot be used: give an absolute path of letters, digits, _ . / + - (no spaces, quotes or ..)"
                 && relative?.location?.line == 20)
     }
 
@@ -320,5 +321,66 @@ extension ClusterModelTests {
                     + "would stop it: drop it (pg_dropcluster 15 prod) or move it elsewhere, or set "
                     + "postgresql_data_dir: /data/pg15 to take it over")
         }
+    }
+}
+
+extension ClusterModelTests {
+    @Test(
+        "the bad-input review's injection cases are refused with the file and line, before any host is touched",
+        arguments: [
+            (
+                "patroni_cluster_name: \"lab$(touch /tmp/x)\"",
+                "patroni_cluster_name 'lab$(touch /tmp/x)' cannot be used"
+            ),
+            ("patroni_cluster_name: \"lab; touch X\"", "patroni_cluster_name 'lab; touch X' cannot be used"),
+            (
+                "patroni_cluster_name: \"lab\\n[Service]\\nExecStartPre=+/bin/touch X\"",
+                "patroni_cluster_name 'lab\\n[Service]"
+            ),
+            ("patroni_cluster_name: \"\"", "patroni_cluster_name '' cannot be used"),
+            ("vip_interface: \"eth0\\n  notify_master /bin/touch X\"", "vip_interface 'eth0\\n  notify_master"),
+            ("patroni_version: \"4.1.5'; touch x; '\"", "patroni_version '4.1.5'; touch x; '' cannot be used"),
+            ("postgresql_data_dir: \"data; rm -rf /\"", "postgresql_data_dir 'data; rm -rf /' cannot be used"),
+            ("postgresql_data_dir: \"/var/lib/../../etc\"", "postgresql_data_dir '/var/lib/../../etc' cannot be used"),
+            (
+                "patroni_superuser_password: \"pw\\nLD_PRELOAD=/tmp/x.so\"",
+                "patroni_superuser_password cannot be used: it must stay on one line"
+            ),
+            (
+                "pgbackrest_install: true\npgbackrest_stanza: \"lab$(id)\"",
+                "pgbackrest_stanza 'lab$(id)' cannot be used"
+            ),
+            (
+                "pgbackrest_install: true\npgbackrest_repo_path: \"/srv/b;id\"",
+                "pgbackrest_repo_path '/srv/b;id' cannot be used"
+            ),
+            (
+                "postgresql_pg_hba:\n  - { type: \"host\", database: \"all\", user: \"all\", address: \"0/0 trust\", method: \"md5\" }",
+                "postgresql_pg_hba field '0/0 trust' cannot be used"
+            ),
+        ])
+    func injection(_ variables: String, _ message: String) {
+        // A variable the test model sets is replaced, not set twice.
+        let names = Set(variables.split(separator: "\n").compactMap { $0.split(separator: ":").first.map(String.init) })
+        let kept = Self.vars.split(separator: "\n").filter { line in
+            !names.contains(line.split(separator: ":").first.map(String.init) ?? "")
+        }
+        let error = self.error(vars: kept.joined(separator: "\n") + "\n" + variables + "\n")
+        #expect(error?.message.contains(message) == true, "\(String(describing: error?.message))")
+        #expect(error?.location?.file.hasSuffix("group_vars/all.yml") == true && (error?.location?.line ?? 0) >= 18)
+    }
+
+    @Test("a database or user name holding a newline is refused; quotes are fine (SQL quotes them)")
+    func sqlNames() throws {
+        let newline = error(
+            vars: Self.vars.replacingOccurrences(
+                of: #"{ db: "app", owner: "app" }"#, with: #"{ db: "app\nKEEL_SQL\nid", owner: "app" }"#))
+        #expect(
+            newline?.message.hasPrefix("postgresql_databases db 'app\\nKEEL_SQL\\nid' cannot be used") == true,
+            "\(String(describing: newline))")
+        let (quoted, _) = try load(
+            vars: Self.vars.replacingOccurrences(
+                of: #"{ db: "app", owner: "app" }"#, with: #"{ db: "o'hara \"db\"", owner: "app" }"#))
+        #expect(quoted.databases.first?.name == #"o'hara "db""#)
     }
 }

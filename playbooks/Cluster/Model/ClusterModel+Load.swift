@@ -60,6 +60,7 @@ extension ClusterModel {
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
             balancerHosts: inventory.hostNames(in: "balancers"))
         for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
+        try model.checkValues(reader, inventory: inventory)
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in
             var user = user
@@ -144,12 +145,6 @@ extension ClusterModel {
             )
         }
         let path = try reader.string(.pgbackrestRepositoryPath) ?? "/var/lib/pgbackrest"
-        guard path.hasPrefix("/"), !path.contains(where: { $0.isWhitespace || "'\"\\$`".contains($0) }) else {
-            throw InventoryError(
-                "pgbackrest_repo_path '\(path)' is not a plain absolute path",
-                at: reader.origin(.pgbackrestRepositoryPath),
-                hint: "give the directory as /srv/backups/pgbackrest, without spaces or quotes")
-        }
         var repositoryHost = inventory.hostNames(in: "pgbackrest").first
         if let named = try reader.string(.pgbackrestRepositoryHost), !named.isEmpty {
             repositoryHost = inventory.hostNames.first {

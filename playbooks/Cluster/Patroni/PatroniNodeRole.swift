@@ -44,10 +44,12 @@ struct PatroniNodeRole: Role {
             Template(
                 "cluster/patroni/patroni.env", to: "/etc/patroni/patroni.env", mode: 0o600,
                 values: [
-                    "cluster": .string(model.name), "superuser_password": .string(model.superuserPassword.reveal()),
-                    "replication_password": .string(model.replicationPassword.reveal()),
-                    "restapi_user": .string(model.restAPIUser),
-                    "restapi_password": .string(model.restAPIPassword.reveal()),
+                    // Quoted as systemd reads an environment file back.
+                    "cluster": .string(model.name),
+                    "superuser_password": .string(environmentFileQuote(model.superuserPassword.reveal())),
+                    "replication_password": .string(environmentFileQuote(model.replicationPassword.reveal())),
+                    "restapi_user": .string(environmentFileQuote(model.restAPIUser)),
+                    "restapi_password": .string(environmentFileQuote(model.restAPIPassword.reveal())),
                 ], isSecret: true
             ).onChange(restart.handler)
             Template(

@@ -14,7 +14,13 @@ struct PgBouncerRole: Role {
                 "users": .list(
                     ([(model.superuser, model.superuserPassword)]
                         + model.users.compactMap { user in user.password.map { (user.name, $0) } })
-                        .map { .map(["name": .string($0.0), "password": .string($0.1.reveal())]) })
+                        // Each field in double quotes, a quote inside doubled.
+                        .map {
+                            .map([
+                                "name": .string($0.0.replacingOccurrences(of: "\"", with: "\"\"")),
+                                "password": .string($0.1.reveal().replacingOccurrences(of: "\"", with: "\"\"")),
+                            ])
+                        })
             ], isSecret: true
         ).onChange(.reload("pgbouncer"))
         Template(

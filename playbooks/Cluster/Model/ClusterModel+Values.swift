@@ -1,0 +1,153 @@
+import Foundation
+import Keel
+
+/// What each value of the model may hold, judged by where it lands: names become systemd units, etcd keys, file
+/// names and shell words; paths and versions reach root's shell; SQL names and passwords reach psql, environment
+/// files and PgBouncer's userlist. A value outside its kind stops the run with its file and line, before any host
+/// is touched.
+extension ClusterModel {
+    /// The kinds of values, each with the characters its consumers all accept.
+    enum ValueKind {
+        /// A cluster, stanza or host name: letters, digits, `_ . -`, starting with a letter or digit, ≤ 63 bytes.
+        case name
+        /// A network interface, as Linux names them: ≤ 15 bytes of letters, digits, `_ . -`.
+        case interface
+        /// A release such as 4.1.5.
+        case version
+        /// An absolute path of letters, digits, `_ . / + -`, without `..`.
+        case path
+        /// A host address: an IPv4 address or a DNS name.
+        case address
+        /// A PostgreSQL role, database or extension name: ≤ 63 bytes, without control characters.
+        case sqlName
+        /// Free text on one line (a password, a pool's options, a timer's schedule): no control characters.
+        case line
+        /// One pg_hba field: no spaces, quotes or control characters.
+        case hbaField
+
+        /// Why `value` is not of this kind, or nil when it is.
+        func problem(with value: String) -> String? {
+            let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            func only(_ extra: String) -> Bool {
+                value.unicodeScalars.allSatisfy { plain.contains($0) || extra.unicodeScalars.contains($0) }
+            }
+            let controls = value.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
+            switch self {
+            case .name:
+                guard let first = value.unicodeScalars.first, plain.contains(first), only("_.-"),
+                    value.utf8.count <= 63
+                else { return "only letters, digits, _ . - (starting with a letter or digit, at most 63) are allowed" }
+            case .interface:
+                guard !value.isEmpty, value.utf8.count <= 15, only("_.-"), !value.hasPrefix("-") else {
+                    return "an interface name has at most 15 letters, digits, _ . -"
+                }
+            case .version:
+                guard
+                    value.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({
+                        !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber)
+                    })
+                else { return "a release is numbers joined by dots, such as 4.1.5" }
+            case .path:
+                guard value.hasPrefix("/"), only("_./+-"), !value.split(separator: "/").contains("..") else {
+                    return "give an absolute path of letters, digits, _ . / + - (no spaces, quotes or ..)"
+                }
+            case .address:
+                guard !value.isEmpty, only(".-"), !value.hasPrefix("-"), value.utf8.count <= 253 else {
+                    return "an address is an IPv4 address or a DNS name"
+                }
+            case .sqlName:
+                guard !value.isEmpty, value.utf8.count <= 63, !controls else {
+                    return "a PostgreSQL name has 1 to 63 bytes and no control characters (such as a newline)"
+                }
+            case .line:
+                guard !controls else { return "it must stay on one line: no control characters (such as a newline)" }
+            case .hbaField:
+                guard !value.isEmpty, !controls, !value.contains(where: { $0.isWhitespace || "'\"#".contains($0) })
+                else { return "a pg_hba field has no spaces, quotes, # or control characters" }
+            }
+            return nil
+        }
+    }
+
+    /// Checks every value that lands in a command, a unit, a configuration file or SQL.
+    func checkValues(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) {
+        func check(_ value: String, _ kind: ValueKind, _ what: String, at origin: SourceLocation?)
+            throws(InventoryError)
+        {
+            guard let problem = kind.problem(with: value) else { return }
+            // Secrets and free text are not shown; names are, with control characters written out.
+            let shown =
+                kind == .line
+                ? ""
+                : " '"
+                    + value.unicodeScalars.map {
+                        CharacterSet.controlCharacters.contains($0) ? $0.escaped(asASCII: true) : String($0)
+                    }.joined() + "'"
+            throw InventoryError(
+                "\(what)\(shown) cannot be used: \(problem)",
+                at: origin ?? SourceLocation(file: inventory.path, line: 1))
+        }
+        try check(name, .name, "patroni_cluster_name", at: reader.origin(.patroniClusterName))
+        try check(patroniVersion, .version, "patroni_version", at: reader.origin(.patroniVersion))
+        try check(dataDirectory, .path, "postgresql_data_dir", at: reader.origin(.postgresqlDataDirectory))
+        for host in allHosts {
+            let location = inventory.hosts[host]?.location
+            try check(host, .name, "the host name", at: location)
+            try check(address(of: host), .address, "the address of \(host)", at: location)
+        }
+        if let interface = vip?.interface {
+            try check(interface, .interface, "vip_interface", at: reader.origin(.vipInterface))
+        }
+        if let backups {
+            try check(backups.stanza, .name, "pgbackrest_stanza", at: reader.origin(.pgbackrestStanza))
+            try check(backups.path, .path, "pgbackrest_repo_path", at: reader.origin(.pgbackrestRepositoryPath))
+            for (schedule, variable) in [
+                (backups.fullSchedule, ClusterVariable.pgbackrestFullSchedule),
+                (backups.differentialSchedule, .pgbackrestDifferentialSchedule),
+            ] {
+                try check(schedule, .line, variable.rawValue, at: reader.origin(variable))
+            }
+        }
+        for (secret, variable) in [
+            (superuserPassword, ClusterVariable.superuserPassword), (replicationPassword, .replicationPassword),
+            (restAPIPassword, .restAPIPassword),
+        ] {
+            try check(secret.reveal(), .line, variable.rawValue, at: reader.origin(variable))
+        }
+        for (role, variable) in [
+            (superuser, ClusterVariable.superuserName), (replicationUser, .replicationName),
+            (restAPIUser, .restAPIName),
+        ] {
+            try check(role, .sqlName, variable.rawValue, at: reader.origin(variable))
+        }
+        let users = reader.origin(.postgresqlUsers)
+        for user in self.users {
+            try check(user.name, .sqlName, "postgresql_users name", at: users)
+            try check(user.password?.reveal() ?? "", .line, "the password of postgresql_users \(user.name)", at: users)
+        }
+        for database in databases {
+            try check(database.name, .sqlName, "postgresql_databases db", at: reader.origin(.postgresqlDatabases))
+            try check(database.owner, .sqlName, "postgresql_databases owner", at: reader.origin(.postgresqlDatabases))
+        }
+        for entry in extensions {
+            try check(entry.name, .sqlName, "postgresql_extensions ext", at: reader.origin(.postgresqlExtensions))
+            try check(entry.database, .sqlName, "postgresql_extensions db", at: reader.origin(.postgresqlExtensions))
+        }
+        for rule in hbaRules {
+            for field in [rule.type, rule.database, rule.user, rule.method]
+                + (rule.address.isEmpty ? [] : [rule.address])
+            {
+                try check(field, .hbaField, "postgresql_pg_hba field", at: reader.origin(.postgresqlHBA))
+            }
+        }
+        for pool in pgbouncerPools {
+            // Both land unquoted in pgbouncer.ini's [databases] section.
+            try check(pool.name, .name, "pgbouncer_pools name", at: reader.origin(.pgbouncerPools))
+            try check(pool.database, .name, "pgbouncer_pools dbname", at: reader.origin(.pgbouncerPools))
+            try check(pool.options, .line, "pgbouncer_pools pool_parameters", at: reader.origin(.pgbouncerPools))
+        }
+        for parameter in parameters {
+            try check(parameter.option, .name, "postgresql_parameters option", at: reader.origin(.postgresqlParameters))
+        }
+    }
+}
