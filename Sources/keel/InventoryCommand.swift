@@ -43,9 +43,7 @@ struct InventoryReport: Encodable {
             uniqueKeysWithValues: selected.map { host in
                 let variables = inventory.variables(for: host).mapValues(\.value)
                 let masked = Dictionary(
-                    uniqueKeysWithValues: variables.map { name, value in
-                        (name, Variable.isSecret(name: name) && value != .null ? InventoryValue.string("***") : value)
-                    })
+                    uniqueKeysWithValues: variables.map { name, value in (name, Variable.shown(value, name: name)) })
                 return (host, Host(groups: inventory.groups(of: host), vars: masked))
             })
     }

@@ -98,3 +98,19 @@ struct EnvironmentFileQuoteTests {
         #expect(output == values.map { $0 + "\n" }.joined(), "\(output)")
     }
 }
+
+@Suite("The event log")
+struct EventLogTests {
+    @Test("a secret holding / \" or \\ is masked in the events file as everywhere else")
+    func masksBeforeEscaping() throws {
+        let secret = Secret(#"s3/cr"e\t-\#(UUID().uuidString.prefix(8))"#)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let log = try EventLog(path: path)
+        log.report(.unreachable(host: "h1", error: "auth failed for \(secret.reveal())"))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(#""error":"auth failed for ***""#), "\(text)")
+        #expect(!text.contains("s3"), "\(text)")
+    }
+}

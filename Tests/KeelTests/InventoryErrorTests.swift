@@ -73,6 +73,8 @@ struct InventoryErrorTests {
             "broken.ini": "[db\npg1\n",
             "vars.ini": "[db]\npg1\n[db:vars]\nthis line has no equals sign\n",
             "quote.ini": "[db]\npg1 hostname='pg1\n",
+            "colon.ini": "[db]\npg1\n[:]\n",
+            "novars.ini": "[db]\npg1\n[:vars]\nx=1\n",
         ])
         let yaml = try #require(fixture.error(loading: "broken.yml"))
         #expect(yaml.location?.file == fixture.path("broken.yml"))
@@ -84,6 +86,11 @@ struct InventoryErrorTests {
         let vars = try #require(fixture.error(loading: "vars.ini"))
         #expect(vars.location?.line == 4 && vars.message.contains("expected NAME=VALUE"))
         #expect(try #require(fixture.error(loading: "quote.ini")).location?.line == 2)
+        // Headers without a group name are refused, not a crash or a group named 'vars'.
+        for name in ["colon.ini", "novars.ini"] {
+            let error = try #require(fixture.error(loading: name))
+            #expect(error.location?.line == 3 && error.message == "'' is not a valid group name", "\(error)")
+        }
     }
 
     @Test("groups that contain each other")

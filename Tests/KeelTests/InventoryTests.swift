@@ -170,3 +170,29 @@ struct InventoryTests {
         #expect(inventory.hostNames == ["pg1", "pg2", "pg3", "web01.lab", "web02.lab"])
     }
 }
+
+extension InventoryTests {
+    @Test("INI values read as Ansible reads them: a leading zero keeps the string, zero itself is a number")
+    func leadingZeros() throws {
+        let fixture = try InventoryFixture(["hosts": "[db]\npg1 password=0123 mode=0770 zero=0 port=5432 neg=-7\n"])
+        let variables = try fixture.load("hosts").variables(for: "pg1")
+        #expect(variables["password"]?.value == .string("0123"))
+        #expect(variables["mode"]?.value == .string("0770"))
+        #expect(variables["zero"]?.value == .int(0))
+        #expect(variables["port"]?.value == .int(5432))
+        #expect(variables["neg"]?.value == .int(-7))
+    }
+}
+
+extension InventoryTests {
+    @Test("secrets are shown as ***: by name, Ansible's _pass names, and entries of lists and mappings")
+    func shownSecrets() {
+        #expect(Variable.shown(.string("pw"), name: "ansible_ssh_pass") == .string("***"))
+        #expect(Variable.shown(.string("pw"), name: "ansible_become_pass") == .string("***"))
+        #expect(Variable.shown(.int(5432), name: "postgresql_port") == .int(5432))
+        let users = InventoryValue.list([.map(["name": .string("app"), "password": .string("s3cret")])])
+        #expect(
+            Variable.shown(users, name: "postgresql_users")
+                == .list([.map(["name": .string("app"), "password": .string("***")])]))
+    }
+}

@@ -63,7 +63,7 @@ enum INIInventoryReader {
                 hint: "write it as [group], [group:vars] or [group:children]")
         }
         let inner = String(line.dropFirst().dropLast())
-        let parts = inner.split(separator: ":", maxSplits: 1).map(String.init)
+        let parts = inner.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let group = parts[0]
         guard !group.isEmpty, !group.contains(where: \.isWhitespace) else {
             throw InventoryError(
@@ -105,7 +105,10 @@ enum INIInventoryReader {
         case "None": return .null
         default: break
         }
-        if let number = Int(text) { return .int(number) }
+        // Python reads no integer with a leading zero (0123 stays the string "0123"), except zero itself.
+        let digits = text.drop { $0 == "-" || $0 == "+" }
+        let leadingZero = digits.count > 1 && digits.first == "0" && digits.contains { $0 != "0" }
+        if !leadingZero, let number = Int(text) { return .int(number) }
         if text.contains("."), let number = Double(text) { return .double(number) }
         if let first = text.first, first == "[" || first == "{", let node = try? Yams.compose(yaml: text) {
             return YAMLDocument.value(of: node)

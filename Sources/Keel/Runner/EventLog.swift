@@ -16,9 +16,23 @@ public final class EventLog: Reporter {
     public func report(_ event: RunEvent) {
         guard var object = Self.object(event) else { return }
         object["time"] = ISO8601DateFormatter().string(from: Date())
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        let line = SecretRegistry.mask(String(decoding: data, as: UTF8.self)) + "\n"
+        // Masked before JSON escapes a secret's `/`, `"` or `\\` out of the registry's sight.
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: Self.masked(object), options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        let line = String(decoding: data, as: UTF8.self) + "\n"
         lock.withLock { _ in handle.write(Data(line.utf8)) }
+    }
+
+    /// `value` with every string in it masked.
+    private static func masked(_ value: Any) -> Any {
+        switch value {
+        case let text as String: return SecretRegistry.mask(text)
+        case let list as [Any]: return list.map(masked)
+        case let object as [String: Any]: return object.mapValues(masked)
+        default: return value
+        }
     }
 
     private static func object(_ event: RunEvent) -> [String: Any]? {

@@ -16,7 +16,8 @@ struct EtcdStandaloneReset: Resource {
         let local = Etcdctl.local
         let standalone =
             "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
-            + "&& [ -z \"$(\(local("get '' --prefix --keys-only --limit=1")))\" ]"
+            // A failed read (a timeout, auth) is not an empty store: the data stays.
+            + "&& keys=$(\(local("get '' --prefix --keys-only --limit=1"))) && [ -z \"$keys\" ]"
         return [
             Change(
                 "clear Debian's standalone member if it is empty, then mark the host",
