@@ -122,7 +122,7 @@ struct RunnerTests {
             }
         }
         let play = Play("p", on: "all") { host in
-            try Base(host: host).steps
+            Base(host: host).steps
             for index in 1...2 { File("/srv/\(index)", content: "\(index)") }
             if host.name == "nobody" { Package("never") } else { Command("true", creates: "/x").retries(2).runOnce() }
         }

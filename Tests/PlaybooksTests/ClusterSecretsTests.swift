@@ -22,7 +22,7 @@ struct ClusterSecretsTests {
             (Array("# header\npatroni_superuser_password kept\n".utf8), ".keel-secrets.yml:2: expected NAME: VALUE"),
         ]
         for (bytes, reason) in cases {
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
             #expect { try ClusterSecrets(besideInventory: inventory) } throws: { "\($0)".contains(reason) }
             #expect(FileManager.default.contents(atPath: path) == Data(bytes))
         }

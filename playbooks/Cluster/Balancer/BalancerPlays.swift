@@ -7,7 +7,7 @@ enum BalancerPlays {
         guard model.withHAProxy else { return [] }
         var plays = [
             Play("haproxy", on: model.pattern(model.balancerHosts), tags: ["haproxy", "load_balancing"]) { _ in
-                try HAProxyRole(model: model).steps
+                HAProxyRole(model: model).steps
             }
         ]
         if let vip = model.vip {

@@ -5,7 +5,7 @@ enum EtcdPlays {
     /// etcd on the `etcd_cluster` hosts, healthy before Patroni needs it.
     static func cluster(_ model: ClusterModel) -> Play {
         Play("etcd", on: "etcd_cluster", tags: ["etcd"]) { host in
-            try EtcdRole(host: host, model: model).steps
+            EtcdRole(host: host, model: model).steps
         }
     }
 }

@@ -13,7 +13,7 @@ struct CommonRole: Role {
         Sysctl("vm.swappiness", "1", tolerateRefusal: true)
         if let pgdg = model.pgdg, model.databaseHosts.contains(host.name) || host.name == model.backups?.repositoryHost
         {
-            try PGDGSource(repository: pgdg).steps
+            PGDGSource(repository: pgdg).steps
         }
     }
 }

@@ -12,7 +12,7 @@ enum HostPlays {
     /// Base packages, kernel settings and package sources.
     static func common(_ model: ClusterModel) -> Play {
         Play("common", on: model.pattern(model.allHosts), tags: ["common"]) { host in
-            try CommonRole(host: host, model: model).steps
+            CommonRole(host: host, model: model).steps
         }
     }
 }

@@ -36,7 +36,7 @@ struct PgBackRestDatabaseRole: Role {
                 ])
             if backups.repositoryHost == nil {
                 // Every member has the timers; only the one that is the primary when they fire backs up.
-                try PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimary).steps
+                PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimary).steps
             }
         }
     }

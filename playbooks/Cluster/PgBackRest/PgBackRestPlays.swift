@@ -39,7 +39,7 @@ enum PgBackRestPlays {
                 "pgbackrest stanza and first backup", on: backups.repositoryHost ?? model.pattern(model.databaseHosts),
                 tags: ["pgbackrest"]
             ) { host in
-                try PgBackRestFirstBackup(
+                PgBackRestFirstBackup(
                     backups,
                     onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil
                 ).steps

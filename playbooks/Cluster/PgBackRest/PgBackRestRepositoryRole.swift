@@ -31,7 +31,7 @@ struct PgBackRestRepositoryRole: Role {
                     "port": .int(model.postgresPort),
                     "members": .list(model.databaseHosts.map { .map(["address": .string(model.address(of: $0))]) }),
                 ])
-            try PgBackRestTimers(backups: backups, onlyIf: nil).steps
+            PgBackRestTimers(backups: backups, onlyIf: nil).steps
         }
     }
 }

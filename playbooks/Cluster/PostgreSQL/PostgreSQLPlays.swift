@@ -12,7 +12,7 @@ enum PostgreSQLPlays {
     /// The inventory's roles, databases and extensions, on the primary.
     static func databaseObjects(_ model: ClusterModel) -> Play {
         Play("roles, databases, extensions", on: "postgres_cluster", tags: ["postgresql"]) { _ in
-            try DatabaseObjectsRole(model: model).steps
+            DatabaseObjectsRole(model: model).steps
         }
     }
 }
