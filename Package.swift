@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -22,7 +24,13 @@ let package = Package(
         .target(name: "KeelCore"),
         .target(name: "KeelSSH", dependencies: ["KeelCore", "CLibSSH2"]),
         .target(name: "Keel", dependencies: ["KeelCore", "KeelSSH", "Yams", "Stencil"]),
-        .target(name: "Playbooks", dependencies: ["Keel"], path: "playbooks", exclude: ["Examples"]),
+        .target(
+            name: "Playbooks",
+            dependencies: [
+                "Keel", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "playbooks", exclude: ["Examples"]),
         .target(name: "Examples", dependencies: ["Keel"], path: "playbooks/Examples"),
         .executableTarget(
             name: "keel",
@@ -34,7 +42,11 @@ let package = Package(
         .testTarget(name: "KeelSSHTests", dependencies: ["KeelCore", "KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
         .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
-        .testTarget(name: "PlaybooksTests", dependencies: ["Playbooks", "Keel", "KeelTestSupport"]),
+        .testTarget(
+            name: "PlaybooksTests",
+            dependencies: [
+                "Playbooks", "Keel", "KeelTestSupport", .product(name: "X509", package: "swift-certificates"),
+            ]),
         .target(name: "KeelTestSupport", dependencies: ["Keel"], path: "Tests/KeelTestSupport"),
     ]
 )

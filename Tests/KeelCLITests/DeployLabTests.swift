@@ -89,12 +89,15 @@ extension LabTests {
         .compactMap { $0["name"] as? String }.sorted()
     }
 
-    /// Runs `sql` as the app user through `host:port` (the VIP's HAProxy ports or a member's PgBouncer), from h1.
-    func appSQL(_ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String)
-        async throws -> String
-    {
+    /// Runs `sql` as the app user through `host:port` (the VIP's HAProxy ports or a member's PgBouncer), from h1;
+    /// with `authority`, over TLS verified against that CA file (`sslmode=verify-full`).
+    func appSQL(
+        _ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String,
+        verifyingWith authority: String? = nil
+    ) async throws -> String {
         let password = try cluster.secret("user_app")
-        let command = "PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
+        let tls = authority.map { "PGSSLMODE=verify-full PGSSLROOTCERT=\($0) " } ?? ""
+        let command = "\(tls)PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
         return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
     }
 
@@ -113,13 +116,15 @@ extension LabTests {
         // postgres reads Patroni's files but can replace none; the REST API credentials root feeds to curl are root's.
         let owners = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h2", "--",
-            "stat -c '%U:%G:%a %n' /etc/patroni /etc/patroni/patroni.yml /etc/keel /etc/keel/patroni-api.curlrc;"
+            "stat -c '%U:%G:%a %n' /etc/patroni /etc/patroni/patroni.yml /etc/keel /etc/keel/patroni-api.curlrc"
+                + " /etc/patroni/tls/server.key;"
                 + " runuser -u postgres -- sh -c 'echo x > /etc/patroni/x' 2>/dev/null || echo refused",
         ])
         #expect(
             owners.output.contains(
                 "root:postgres:750 /etc/patroni\nroot:postgres:640 /etc/patroni/patroni.yml\nroot:root:700 /etc/keel\n"
-                    + "root:root:600 /etc/keel/patroni-api.curlrc\nrefused"), "\(owners.output)")
+                    + "root:root:600 /etc/keel/patroni-api.curlrc\npostgres:postgres:600 /etc/patroni/tls/server.key\n"
+                    + "refused"), "\(owners.output)")
 
         let healthy = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
         #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"])
@@ -154,6 +159,20 @@ extension LabTests {
         #expect(read.contains("1000|t"), "read through the VIP's replica port: \(read)")
         let pooled = try await appSQL(cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe")
         #expect(pooled.contains("\n1000\n"), "read through PgBouncer on h2: \(pooled)")
+
+        // PostgreSQL and PgBouncer serve TLS with the cluster's CA: verify-full through the VIP works, encrypted; a
+        // client trusting other CAs only is refused.
+        let authority = "/etc/patroni/tls/ca.crt"
+        let encrypted = try await appSQL(
+            cluster, "10.213.0.100", 5000, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            verifyingWith: authority)
+        #expect(encrypted.contains("h1 | ok | exit 0\nt\n"), "verify-full through VIP:5000: \(encrypted)")
+        let pooledTLS = try await appSQL(
+            cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe", verifyingWith: authority)
+        #expect(pooledTLS.contains("\n1000\n"), "verify-full to PgBouncer on h2: \(pooledTLS)")
+        let untrusted = try await appSQL(
+            cluster, "10.213.0.100", 5000, "SELECT 1", verifyingWith: "/etc/ssl/certs/ca-certificates.crt")
+        #expect(untrusted.contains("certificate verify failed"), "\(untrusted)")
         let stats = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1", "--",
             "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/",
@@ -193,7 +212,7 @@ extension LabTests {
         #expect(
             withoutSecrets.output.contains(
                 "already uses patroni_replication_password, patroni_restapi_password, patroni_superuser_password, "
-                    + "user_app, but .keel-secrets.yml")
+                    + "tls_ca_key, user_app, but .keel-secrets.yml")
                 && withoutSecrets.output.contains("already uses vrrp_auth_pass, but"),
             "\(withoutSecrets.output)")
 
@@ -219,6 +238,30 @@ extension LabTests {
             try await Task.sleep(for: .milliseconds(500))
         }
         #expect(workMem.contains("\n16MB\n"), "\(workMem)")
+
+        // A dotted (extension) parameter is applied under its whole name and verified; removing it converges.
+        let workMemLine = #"  - { option: "work_mem", value: "16MB" }"#
+        let dottedLine = #"  - { option: "pg_stat_statements.track", value: "all" }"#
+        try setVariables(workMemLine, workMemLine + "\n" + dottedLine)
+        for (applied, summary) in [(true, "- pg_stat_statements.track: (unset) → all\n"), (false, "→ (removed)\n")] {
+            let dotted = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+            #expect(dotted.status == 0 && dotted.output.contains(summary), "\(dotted.output)")
+            #expect(try EventStream(path: events).changedSteps == ["h1: patroni cluster configuration"])
+            var shown = ""
+            for _ in 0..<20 {
+                shown = try await sql(
+                    inventory, "h2",
+                    "SELECT 'track=' || coalesce(current_setting('pg_stat_statements.track', true), '')"
+                ).output
+                if shown.contains("\ntrack=all\n") == applied && shown.contains("\ntrack=") { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(shown.contains("\ntrack=all\n") == applied, "pg_stat_statements.track on h2: \(shown)")
+            let again = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
+            let changedAgain = try EventStream(path: events).changedSteps
+            #expect(again.status == 0 && changedAgain.isEmpty, "\(again.output)")
+            try setVariables(workMemLine + "\n" + dottedLine, workMemLine)
+        }
 
         // A parameter PostgreSQL applies only at start: the members restart one at a time, the leader last.
         try setVariables(#"value: "200""#, #"value: "300""#)

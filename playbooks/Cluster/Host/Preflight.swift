@@ -48,6 +48,7 @@ struct Preflight: Resource {
             script += """
 
                 [ -e /etc/patroni/patroni.env ] && echo patroni_deployed=1
+                [ -e \(ClusterTLS.authorityFile) ] && echo tls_deployed=1
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
                 pg_lsclusters -h 2>/dev/null | awk '{print "debian_cluster=" $1 "/" $2 " " $3 " " $4 " " $6}'
@@ -178,6 +179,10 @@ struct Preflight: Resource {
             .filter { model.generatedSecrets.contains($0) }
         if lines.contains("vrrp_configured=1"), model.generatedSecrets.contains(ClusterSecrets.vrrpPassword) {
             lost.append(ClusterSecrets.vrrpPassword)
+        }
+        // A new CA would leave every client that verifies the cluster unable to.
+        if lines.contains("tls_deployed=1"), model.generatedSecrets.contains(ClusterTLS.authorityKeyName) {
+            lost.append(ClusterTLS.authorityKeyName)
         }
         guard !lost.isEmpty else { return [] }
         return [

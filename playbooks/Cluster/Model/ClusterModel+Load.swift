@@ -67,8 +67,40 @@ extension ClusterModel {
             if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
         }
+        model.tls = try tls(reader, model: model, secrets: secrets)
+        model.pgbouncerClientTLS =
+            try reader.string(.pgbouncerClientTLSMode) ?? (model.tls == nil ? "disable" : "prefer")
+        let modes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+        if !modes.contains(model.pgbouncerClientTLS) || (model.tls == nil && model.pgbouncerClientTLS != "disable") {
+            throw InventoryError(
+                "pgbouncer_client_tls_sslmode '\(model.pgbouncerClientTLS)' cannot be used here",
+                at: reader.origin(.pgbouncerClientTLSMode),
+                hint: model.tls == nil
+                    ? "PgBouncer serves TLS only with tls_cert_generate: true"
+                    : "use one of \(modes.joined(separator: ", "))")
+        }
         model.generatedSecrets = Set(secrets.generated)
         return model
+    }
+
+    /// The cluster's CA and database hosts' certificates when `tls_cert_generate` is true (the default): each valid
+    /// for the host's address and, when there is one, the VIP.
+    private static func tls(_ reader: VariableReader, model: ClusterModel, secrets: ClusterSecrets)
+        throws(InventoryError) -> ClusterTLS?
+    {
+        guard try reader.bool(.tlsCertGenerate) ?? true else { return nil }
+        let days = try reader.int(.tlsCertValidDays, in: 31...36500) ?? 3650
+        let hosts = Dictionary(
+            uniqueKeysWithValues: model.databaseHosts.map {
+                ($0, [model.address(of: $0)] + (model.vip.map { [$0.address] } ?? []))
+            })
+        do {
+            return try ClusterTLS.load(cluster: model.name, hosts: hosts, validDays: days, secrets: secrets)
+        } catch {
+            throw InventoryError(
+                "cannot make the cluster's TLS certificates: \(error)", at: reader.origin(.tlsCertGenerate),
+                hint: "check the tls_* entries of .keel-secrets.yml, or set tls_cert_generate: false")
+        }
     }
 
     /// `cluster_vip` on the balancers when HAProxy runs, else on the leader; nil when it is empty.

@@ -61,6 +61,10 @@ public struct ClusterModel: Sendable {
     public var pgbouncerMaxClientConnections: Int
     /// pgBackRest, when installed: its repository host and schedule.
     public var backups: Backups?
+    /// The cluster's CA and host certificates, unless `tls_cert_generate` is false.
+    public var tls: ClusterTLS?
+    /// PgBouncer's `client_tls_sslmode` (`pgbouncer_client_tls_sslmode`): `prefer` with TLS, else `disable`.
+    public var pgbouncerClientTLS = "disable"
 
     /// Each host's address (its `ansible_host`, else its name), by inventory name.
     public var addresses: [String: String] = [:]

@@ -101,6 +101,25 @@ public final class ClusterSecrets: @unchecked Sendable {
         return Secret(value)
     }
 
+    /// Whether this run may make secrets the file lacks (not a command that only reads).
+    public var mayGenerate: Bool { !readOnly }
+
+    /// The value kept under `name`, from the file or made by this run.
+    public func stored(_ name: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[name].flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Keeps `value` under `name` (base64-encoded, so that it fits on one line); nothing for a read-only run.
+    public func store(_ name: String, _ value: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !readOnly else { return }
+        values[name] = Data(value.utf8).base64EncodedString()
+        dirty = true
+    }
+
     /// The stored SSH key pair `name`, or a new one remembered for saving (the private key base64-encoded, so
     /// that it fits on one line).
     public func keyPair(for name: String) throws -> SSHKeyPair {

@@ -46,6 +46,9 @@ enum ClusterVariable: String, CaseIterable {
     case pgbackrestFullSchedule = "pgbackrest_full_backup_schedule"
     case pgbackrestDifferentialSchedule = "pgbackrest_diff_backup_schedule"
     case etcdAllowEvenMembers = "etcd_allow_even_members"
+    case tlsCertGenerate = "tls_cert_generate"
+    case tlsCertValidDays = "tls_cert_valid_days"
+    case pgbouncerClientTLSMode = "pgbouncer_client_tls_sslmode"
     case upgradePatroni = "keel_upgrade_patroni"
 
     /// postgresql_cluster's per-host flags, accepted without being used.

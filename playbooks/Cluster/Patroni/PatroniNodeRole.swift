@@ -60,6 +60,10 @@ struct PatroniNodeRole: Role {
                         "\(model.restAPIUser):\(model.restAPIPassword.reveal())"
                             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
                 ], isSecret: true)
+            // PostgreSQL finds its certificate before patroni.yml turns TLS on.
+            if let tls = model.tls, let issued = tls.hosts[host.name] {
+                TLSFilesRole(authority: tls.authority, issued: issued, model: model).steps
+            }
             Template(
                 "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
                 group: "postgres", values: patroniValues(vip: vip)
@@ -112,6 +116,8 @@ struct PatroniNodeRole: Role {
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
             "vip_callback": .bool(vip != nil),
+            "tls": .bool(model.tls != nil), "tls_certificate": .string(ClusterTLS.certificateFile),
+            "tls_key": .string(ClusterTLS.keyFile),
             "restore_command": .string(model.backups.map { JSONValue.string($0.restoreCommand).json } ?? ""),
             "hba": .list(
                 model.hbaRules.map {

@@ -21,6 +21,11 @@ enum PatroniPlays {
             WaitFor(
                 .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)),
                 timeout: .seconds(180))
+            // A leader that took over a data directory (not bootstrapped by initdb) writes the cluster's dynamic
+            // configuration on its next cycle: the next play must find it there, not mistake it for a new cluster.
+            WaitFor(
+                .command(PatroniAPI(model, member: host.name).shows("/config", #""loop_wait""#)),
+                timeout: .seconds(60))
         }
     }
 
@@ -42,7 +47,7 @@ enum PatroniPlays {
             WaitFor(
                 .command(Etcdctl(model).get(model.dcsPrefix + "initialize") + " | grep -q ."), timeout: .seconds(30))
             Service("patroni", state: .started, enabled: true)
-            try MemberInService(model: model, host: host.name).steps
+            MemberInService(model: model, host: host.name).steps
         }
     }
 
@@ -64,7 +69,7 @@ enum PatroniPlays {
             tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]
         ) { host in
             // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
-            try MemberInService(model: model, host: host.name).steps
+            MemberInService(model: model, host: host.name).steps
             if model.synchronousMode && model.databaseHosts.count > 1 {
                 WaitFor(
                     .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)),

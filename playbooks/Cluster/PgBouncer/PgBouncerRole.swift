@@ -33,6 +33,9 @@ struct PgBouncerRole: Role {
                 "port": .int(model.pgbouncerPort), "postgres_port": .int(model.postgresPort),
                 "superuser": .string(model.superuser),
                 "max_client_conn": .int(model.pgbouncerMaxClientConnections),
+                "tls": .bool(model.tls != nil && model.pgbouncerClientTLS != "disable"),
+                "client_tls": .string(model.pgbouncerClientTLS), "tls_certificate": .string(ClusterTLS.certificateFile),
+                "tls_key": .string(ClusterTLS.keyFile), "tls_authority": .string(ClusterTLS.authorityFile),
                 "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
                 "pools": .list(
                     model.pgbouncerPools.map {
@@ -55,7 +58,7 @@ enum PgBouncerPlays {
         guard model.pgbouncer else { return [] }
         return [
             Play("pgbouncer", on: "postgres_cluster", tags: ["pgbouncer"]) { host in
-                try PgBouncerRole(host: host, model: model).steps
+                PgBouncerRole(host: host, model: model).steps
             }
         ]
     }

@@ -1,0 +1,68 @@
+import Foundation
+import Keel
+import KeelTestSupport
+import Testing
+import X509
+
+@testable import Playbooks
+
+@Suite("The cluster's CA and host certificates")
+struct ClusterTLSTests {
+    /// Writes `pem` to a new file and returns its path.
+    private func file(_ pem: String, in directory: String, _ name: String) throws -> String {
+        let path = directory + "/" + name
+        try pem.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("each database host's certificate is signed by the cluster's CA and valid for its address and the VIP")
+    func issued() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let tls = try #require(model.tls)
+        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts))
+        let authority = try file(tls.authority, in: directory, "ca.crt")
+        for host in model.databaseHosts {
+            let issued = try #require(tls.hosts[host])
+            #expect(issued.key.reveal().contains("BEGIN PRIVATE KEY") && "\(issued.key)" == "***")
+            let certificate = try file(issued.certificate, in: directory, "\(host).crt")
+            // OpenSSL, as PostgreSQL and libpq use it, accepts the chain and the names.
+            for check in [[], ["-verify_ip", model.address(of: host)], ["-verify_ip", "10.213.0.100"]] {
+                let (status, output) = try Shell.capture(
+                    "/usr/bin/openssl",
+                    ["verify", "-CAfile", authority, "-purpose", "sslserver"] + check + [certificate])
+                #expect(status == 0, "\(host) \(check): \(output)")
+            }
+            let (status, _) = try Shell.capture(
+                "/usr/bin/openssl", ["verify", "-CAfile", authority, "-verify_ip", "10.213.0.99", certificate])
+            #expect(status != 0, "not valid for an address it does not name")
+        }
+    }
+
+    @Test("certificates are kept across runs, issued again when the VIP changes, and absent without tls_cert_generate")
+    func keptAndReissued() throws {
+        let (first, directory) = try ClusterModelTests().load()
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        let again = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
+        #expect(again.tls?.authority == first.tls?.authority)
+        #expect(again.tls?.hosts["10.213.0.11"]?.certificate == first.tls?.hosts["10.213.0.11"]?.certificate)
+        #expect(again.generatedSecrets.isEmpty && again.pgbouncerClientTLS == "prefer")
+
+        let variables = directory + "/group_vars/all.yml"
+        try String(contentsOfFile: variables, encoding: .utf8)
+            .replacingOccurrences(of: "10.213.0.100", with: "10.213.0.101")
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let moved = try ClusterModel.load(
+            from: try Inventory.load(path: inventory.path), secrets: ClusterSecrets(besideInventory: inventory.path))
+        #expect(moved.tls?.authority == first.tls?.authority)
+        let certificate = try Certificate(pemEncoded: try #require(moved.tls?.hosts["10.213.0.11"]?.certificate))
+        #expect(moved.tls?.hosts["10.213.0.11"]?.certificate != first.tls?.hosts["10.213.0.11"]?.certificate)
+        let names = try certificate.extensions.subjectAlternativeNames
+        #expect(names?.contains(.ipAddress(.init(contentBytes: [10, 213, 0, 101]))) == true)
+
+        try (String(contentsOfFile: variables, encoding: .utf8) + "\ntls_cert_generate: false\n")
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let plain = try ClusterModel.load(
+            from: try Inventory.load(path: inventory.path), secrets: ClusterSecrets(besideInventory: inventory.path))
+        #expect(plain.tls == nil && plain.pgbouncerClientTLS == "disable")
+    }
+}
