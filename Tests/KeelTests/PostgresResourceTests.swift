@@ -22,19 +22,36 @@ struct PostgresResourceTests {
 
     @Test("a role with the right attributes and password is converged; a wrong password changes only that")
     func role() throws {
-        let role = PostgresRole("replicator", password: Secret("pencil"), replication: true)
-        #expect(try role.changes(from: ProbeOutput(text: "found|t|f|t|\(Self.pencil)"), on: host).isEmpty)
-        let changed = try PostgresRole("replicator", password: Secret("other"), replication: true)
-            .changes(from: ProbeOutput(text: "found|t|f|t|\(Self.pencil)"), on: host)
+        // Columns: super, createdb, createrole, inherit, login, replication, bypassrls, verifier.
+        let replicator = "found|f|f|f|t|t|t|f|\(Self.pencil)"
+        let role = PostgresRole(
+            "replicator", password: Secret("pencil"), attributes: [.login: true, .replication: true])
+        #expect(try role.changes(from: ProbeOutput(text: replicator), on: host).isEmpty)
+        let changed = try PostgresRole(
+            "replicator", password: Secret("other"), attributes: [.login: true, .replication: true]
+        )
+        .changes(from: ProbeOutput(text: replicator), on: host)
         #expect(changed.map(\.summary) == ["password"])
         #expect(!changed.flatMap(\.shown).joined().contains("other"))
         let created = try role.changes(from: ProbeOutput(text: ""), on: host)
         #expect(
             created.flatMap(\.shown) == [
-                #"psql: CREATE ROLE "replicator" LOGIN NOSUPERUSER REPLICATION PASSWORD '***'"#
+                #"psql: CREATE ROLE "replicator" LOGIN REPLICATION PASSWORD '***'"#
             ])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
         #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
+    }
+
+    @Test("only the attributes named are managed: a user's REPLICATION granted elsewhere survives; NO… forms apply")
+    func attributes() throws {
+        let cdc = "found|f|f|f|t|t|t|f|"
+        #expect(try PostgresRole("cdc").changes(from: ProbeOutput(text: cdc), on: host).isEmpty)
+        let flags = try #require(RoleAttribute.parse("login, createdb NOREPLICATION"))
+        #expect(flags == [.login: true, .createdb: true, .replication: false])
+        let changed = try PostgresRole("cdc", attributes: flags).changes(from: ProbeOutput(text: cdc), on: host)
+        #expect(changed.flatMap(\.shown) == [#"psql: ALTER ROLE "cdc" CREATEDB NOREPLICATION"#])
+        #expect(RoleAttribute.parse("LOGIN,ADMIN") == nil)
+        #expect(RoleAttribute.parse("") == [:])
     }
 
     @Test("a name holding a newline and the old here-document's end marker reaches psql whole, and runs nothing")

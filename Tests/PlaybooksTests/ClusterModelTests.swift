@@ -385,3 +385,27 @@ extension ClusterModelTests {
         #expect(quoted.databases.first?.name == #"o'hara "db""#)
     }
 }
+
+extension ClusterModelTests {
+    @Test(
+        "postgresql_users: flags become the attributes managed; Patroni's roles, unknown flags and repeats are refused")
+    func userFlags() throws {
+        func withUsers(_ entries: String) -> String {
+            Self.vars.replacingOccurrences(of: #"  - { name: "app", password: "", flags: "" }"#, with: entries)
+        }
+        let (model, _) = try load(
+            vars: withUsers(
+                #"  - { name: "app", password: "", flags: "" }"# + "\n"
+                    + #"  - { name: "cdc", password: "", flags: "LOGIN,REPLICATION" }"#))
+        #expect(model.users.map(\.attributes) == [[.login: true], [.login: true, .replication: true]])
+        let patroni = error(vars: withUsers(#"  - { name: "replicator", password: "x", flags: "" }"#))
+        #expect(patroni?.message == "postgresql_users lists replicator, the role Patroni keeps as its replication user")
+        let unknown = error(vars: withUsers(#"  - { name: "app", password: "", flags: "LOGIN,ADMIN" }"#))
+        #expect(unknown?.message.contains("flags 'LOGIN,ADMIN' name something that is not a role attribute") == true)
+        let twice = error(
+            vars: withUsers(
+                #"  - { name: "app", password: "", flags: "" }"# + "\n"
+                    + #"  - { name: "app", password: "", flags: "" }"#))
+        #expect(twice?.message == "postgresql_users lists app twice")
+    }
+}

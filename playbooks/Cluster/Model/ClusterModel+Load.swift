@@ -271,5 +271,21 @@ extension ClusterModel {
                 "with_haproxy_load_balancing is true but [balancers] is empty", at: origin,
                 hint: "list the HAProxy hosts under [balancers]")
         }
+        let usersOrigin = reader.origin(.postgresqlUsers) ?? SourceLocation(file: inventory.path, line: 1)
+        for user in users where [superuser, replicationUser].contains(user.name) {
+            throw InventoryError(
+                "postgresql_users lists \(user.name), the role Patroni keeps as its "
+                    + (user.name == superuser ? "superuser" : "replication user"),
+                at: usersOrigin, hint: "remove it: its password and attributes are Patroni's")
+        }
+        for (names, variable) in [
+            (users.map(\.name), ClusterVariable.postgresqlUsers), (databases.map(\.name), .postgresqlDatabases),
+        ] {
+            if let twice = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+                throw InventoryError(
+                    "\(variable.rawValue) lists \(twice) twice", at: reader.origin(variable) ?? usersOrigin,
+                    hint: "keep one entry for it")
+            }
+        }
     }
 }

@@ -10,9 +10,8 @@ public struct ClusterModel: Sendable {
     public struct DatabaseUser: Sendable {
         public var name: String
         public var password: Secret?
-        public var flags: String
-        /// Whether `flags` (postgresql_cluster's `"SUPERUSER"`, `"superuser,createdb"`, …) make it a superuser.
-        public var isSuperuser: Bool { flags.uppercased().contains("SUPERUSER") }
+        /// The attributes its `flags` name (postgresql_cluster's `"LOGIN,CREATEDB"`, `"superuser"`, …).
+        public var attributes: [RoleAttribute: Bool]
     }
     public struct Database: Sendable { public var name: String; public var owner: String }
     public struct Extension: Sendable { public var name: String; public var database: String }

@@ -17,11 +17,24 @@ extension ClusterModel {
         }
     }
 
+    /// Each user's attributes are those its `flags` name (LOGIN unless it says NOLOGIN); Keel leaves the others
+    /// as they are, so a CDC user's REPLICATION survives every deploy.
     static func users(_ reader: VariableReader) throws(InventoryError) -> [DatabaseUser] {
-        try records(reader, .postgresqlUsers, required: ["name"]).map {
-            DatabaseUser(
-                name: $0["name"]!, password: ($0["password"] ?? "").isEmpty ? nil : Secret($0["password"]!),
-                flags: $0["flags"] ?? "")
+        try records(reader, .postgresqlUsers, required: ["name"]).map { record throws(InventoryError) in
+            let flags = record["flags"] ?? ""
+            guard var attributes = RoleAttribute.parse(flags) else {
+                throw InventoryError(
+                    "postgresql_users \(record["name"]!): flags '\(flags)' name something that is not a role attribute",
+                    at: reader.origin(.postgresqlUsers),
+                    hint:
+                        "use LOGIN, SUPERUSER, CREATEDB, CREATEROLE, INHERIT, REPLICATION, BYPASSRLS or their NO… forms"
+                )
+            }
+            attributes[.login] = attributes[.login] ?? true
+            return DatabaseUser(
+                name: record["name"]!,
+                password: (record["password"] ?? "").isEmpty ? nil : Secret(record["password"]!),
+                attributes: attributes)
         }
     }
 

@@ -8,7 +8,7 @@ struct DatabaseObjectsRole: Role {
     var steps: [Step] {
         let connection = PostgresConnection(port: model.postgresPort)
         for user in model.users {
-            PostgresRole(user.name, password: user.password, superuser: user.isSuperuser, connection: connection)
+            PostgresRole(user.name, password: user.password, attributes: user.attributes, connection: connection)
         }
         for database in model.databases {
             PostgresDatabase(database.name, owner: database.owner, connection: connection)

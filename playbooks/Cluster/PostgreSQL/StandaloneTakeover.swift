@@ -20,10 +20,11 @@ struct StandaloneTakeover: Resource {
     private var roles: [PostgresRole] {
         [
             PostgresRole(
-                model.superuser, password: model.superuserPassword, superuser: true, replication: true,
-                connection: connection),
+                model.superuser, password: model.superuserPassword,
+                attributes: [.login: true, .superuser: true, .replication: true], connection: connection),
             PostgresRole(
-                model.replicationUser, password: model.replicationPassword, replication: true, connection: connection),
+                model.replicationUser, password: model.replicationPassword,
+                attributes: [.login: true, .replication: true], connection: connection),
         ]
     }
 
