@@ -114,3 +114,16 @@ struct EventLogTests {
         #expect(!text.contains("s3"), "\(text)")
     }
 }
+
+@Suite("Secrets in diffs")
+struct SecretLinesTests {
+    @Test("a diff never prints the value of a line that sets a secret, old or new")
+    func redacted() {
+        let old = "scope: lab\n  superuser:\n    password: hunter2\nrepo1-cipher-pass=0ld\n    auth_pass 1ce24b6e\n"
+        let new = "scope: lab2\n"
+        let diff = UnifiedDiff.make(old: SecretLines.redacted(old), new: SecretLines.redacted(new), path: "/etc/x")
+        #expect(diff.contains("-scope: lab\n") && diff.contains("+scope: lab2\n"), "\(diff)")
+        #expect(diff.contains("-    password: ***\n") && diff.contains("-repo1-cipher-pass= ***\n"), "\(diff)")
+        for secret in ["hunter2", "0ld", "1ce24b6e"] { #expect(!diff.contains(secret), "\(diff)") }
+    }
+}

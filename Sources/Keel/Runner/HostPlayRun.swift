@@ -152,8 +152,8 @@ struct HostPlayRun {
             }
             diffs.append(
                 UnifiedDiff.make(
-                    old: String(decoding: old, as: UTF8.self), new: String(decoding: content.desired, as: UTF8.self),
-                    path: content.path))
+                    old: SecretLines.redacted(String(decoding: old, as: UTF8.self)),
+                    new: SecretLines.redacted(String(decoding: content.desired, as: UTF8.self)), path: content.path))
         }
         return diffs
     }
