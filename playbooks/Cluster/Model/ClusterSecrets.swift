@@ -66,7 +66,13 @@ public final class ClusterSecrets: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw ResourceError("cannot open the lock \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A moment's grace: a process forked elsewhere may hold a copy of a just-released lock until it execs.
+        var locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        for _ in 0..<40 where !locked {
+            usleep(50_000)
+            locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        }
+        guard locked else {
             close(descriptor)
             throw ResourceError(
                 "another keel run holds \(path) for this inventory; wait until it ends (two runs must not both generate secrets)"
