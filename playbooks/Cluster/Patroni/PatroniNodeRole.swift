@@ -8,6 +8,8 @@ struct PatroniNodeRole: Role {
     let wheel: [UInt8]
 
     private var wheelPath: String { "/opt/patroni/wheels/patroni-\(model.patroniVersion)-py3-none-any.whl" }
+    /// Where this release of Patroni lives (its version checked as a version by the model).
+    private var venv: String { "/opt/patroni/\(model.patroniVersion)" }
     private var restart: RollingRestart { PatroniRestarts.changedFiles(model, host: host.name) }
 
     var steps: [Step] {
@@ -31,11 +33,16 @@ struct PatroniNodeRole: Role {
             }
             Directory("/opt/patroni/wheels")
             File(wheelPath, contents: .bytes(wheel))
+            // Each release in a directory of its own, built beside the running one and switched to by renaming a
+            // link: a running Patroni never loses its files, and a failed install leaves the old one in place.
+            // The new release then runs after a rolling restart.
             Command(
-                "rm -rf /opt/patroni/venv && python3 -m venv --system-site-packages /opt/patroni/venv && "
-                    + "/opt/patroni/venv/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
-                    + "ln -sfn /opt/patroni/venv/bin /opt/patroni/bin",
-                unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]")
+                "rm -rf \(venv).new && python3 -m venv --system-site-packages \(venv).new && "
+                    + "\(venv).new/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
+                    + "rm -rf \(venv) && mv \(venv).new \(venv) && ln -sfn \(venv)/bin /opt/patroni/bin.new && "
+                    + "mv -T /opt/patroni/bin.new /opt/patroni/bin",
+                unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]"
+            ).onChange(restart.handler)
             Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
             // Root-owned, so that postgres can read what is here but replace none of it.
             Directory("/etc/patroni", mode: 0o750, owner: "root", group: "postgres")
