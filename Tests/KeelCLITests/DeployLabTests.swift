@@ -160,13 +160,16 @@ extension LabTests {
         let pooled = try await appSQL(cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe")
         #expect(pooled.contains("\n1000\n"), "read through PgBouncer on h2: \(pooled)")
 
-        // PostgreSQL and PgBouncer serve TLS with the cluster's CA: verify-full through the VIP works, encrypted; a
-        // client trusting other CAs only is refused.
+        // PostgreSQL and PgBouncer serve TLS with the cluster's CA: verify-full works through the VIP (to PgBouncer
+        // behind HAProxy), to PgBouncer and to PostgreSQL itself, which sees the session encrypted; a client
+        // trusting other CAs only is refused.
         let authority = "/etc/patroni/tls/ca.crt"
+        let throughVIP = try await appSQL(cluster, "10.213.0.100", 5000, "SELECT 41 + 1", verifyingWith: authority)
+        #expect(throughVIP.contains("h1 | ok | exit 0\n42\n"), "verify-full through VIP:5000: \(throughVIP)")
         let encrypted = try await appSQL(
-            cluster, "10.213.0.100", 5000, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            cluster, "10.213.0.11", 5432, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
             verifyingWith: authority)
-        #expect(encrypted.contains("h1 | ok | exit 0\nt\n"), "verify-full through VIP:5000: \(encrypted)")
+        #expect(encrypted.contains("h1 | ok | exit 0\nt\n"), "verify-full to PostgreSQL on h1: \(encrypted)")
         let pooledTLS = try await appSQL(
             cluster, "10.213.0.12", 6432, "SELECT count(*) FROM keel_probe", verifyingWith: authority)
         #expect(pooledTLS.contains("\n1000\n"), "verify-full to PgBouncer on h2: \(pooledTLS)")
