@@ -33,14 +33,13 @@ struct PatroniNodeRole: Role {
             }
             Directory("/opt/patroni/wheels")
             File(wheelPath, contents: .bytes(wheel))
-            // Each release in a directory of its own, built beside the running one and switched to by renaming a
-            // link: a running Patroni never loses its files, and a failed install leaves the old one in place.
-            // The new release then runs after a rolling restart.
+            // Each release in a directory of its own (a venv cannot move: its scripts name their path), built beside
+            // the running one and switched to by renaming a link: a running Patroni never loses its files, and a
+            // failed install leaves the old one in place. The new release then runs after a rolling restart.
             Command(
-                "rm -rf \(venv).new && python3 -m venv --system-site-packages \(venv).new && "
-                    + "\(venv).new/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
-                    + "rm -rf \(venv) && mv \(venv).new \(venv) && ln -sfn \(venv)/bin /opt/patroni/bin.new && "
-                    + "mv -T /opt/patroni/bin.new /opt/patroni/bin",
+                "rm -rf \(venv) && python3 -m venv --system-site-packages \(venv) && "
+                    + "\(venv)/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
+                    + "ln -sfn \(venv)/bin /opt/patroni/bin.new && mv -T /opt/patroni/bin.new /opt/patroni/bin",
                 unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]"
             ).onChange(restart.handler)
             Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
