@@ -93,10 +93,11 @@ extension LabTests {
     /// with `authority`, over TLS verified against that CA file (`sslmode=verify-full`).
     func appSQL(
         _ cluster: LabClusterInventory, on node: String = "h1", _ host: String, _ port: Int, _ sql: String,
-        verifyingWith authority: String? = nil
+        verifyingWith authority: String? = nil, withoutTLS: Bool = false
     ) async throws -> String {
         let password = try cluster.secret("user_app")
-        let tls = authority.map { "PGSSLMODE=verify-full PGSSLROOTCERT=\($0) " } ?? ""
+        let tls =
+            authority.map { "PGSSLMODE=verify-full PGSSLROOTCERT=\($0) " } ?? (withoutTLS ? "PGSSLMODE=disable " : "")
         let command = "\(tls)PGPASSWORD=\(password) psql -h \(host) -p \(port) -U app -d app -XAtq -c \"\(sql)\""
         return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
     }
@@ -117,14 +118,15 @@ extension LabTests {
         let owners = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h2", "--",
             "stat -c '%U:%G:%a %n' /etc/patroni /etc/patroni/patroni.yml /etc/keel /etc/keel/patroni-api.curlrc"
-                + " /etc/patroni/tls/server.key;"
+                + " /etc/patroni/tls/server.key /etc/etcd/tls /etc/etcd/tls/server.key;"
                 + " runuser -u postgres -- sh -c 'echo x > /etc/patroni/x' 2>/dev/null || echo refused",
         ])
         #expect(
             owners.output.contains(
                 "root:postgres:750 /etc/patroni\nroot:postgres:640 /etc/patroni/patroni.yml\nroot:root:700 /etc/keel\n"
                     + "root:root:600 /etc/keel/patroni-api.curlrc\npostgres:postgres:600 /etc/patroni/tls/server.key\n"
-                    + "refused"), "\(owners.output)")
+                    + "root:etcd:750 /etc/etcd/tls\netcd:etcd:600 /etc/etcd/tls/server.key\nrefused"),
+            "\(owners.output)")
 
         let healthy = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
         #expect(healthy.filter { $0["role"] as? String == "leader" }.compactMap { $0["name"] as? String } == ["h1"])
@@ -134,7 +136,7 @@ extension LabTests {
         #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
         let statusJSON = try await KeelBinary.run(["status", "-i", inventory, "--json"])
         #expect(
-            statusJSON.output.contains(#""endpoint" : "http://10.213.0.11:2379""#),
+            statusJSON.output.contains(#""endpoint" : "https://10.213.0.11:2379""#),
             "URLs as they are: \(statusJSON.output)")
         #expect(status.output.contains("backups on h4 (stanza lab): ok, 1 backup(s); last full "), "\(status.output)")
         let backups = try await KeelBinary.run([
@@ -176,6 +178,40 @@ extension LabTests {
         let untrusted = try await appSQL(
             cluster, "10.213.0.100", 5000, "SELECT 1", verifyingWith: "/etc/ssl/certs/ca-certificates.crt")
         #expect(untrusted.contains("certificate verify failed"), "\(untrusted)")
+        // Where TLS is required, a client without it is refused: PgBouncer behind the VIP, and PostgreSQL from the
+        // network (the lab's hostssl rule); from a balancer, with the CA HAProxy checks with, verify-full works.
+        _ = try await remote(
+            inventory, "h4",
+            "DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-client-15 >/dev/null"
+        )
+        let plainVIP = try await appSQL(cluster, on: "h4", "10.213.0.100", 5000, "SELECT 1", withoutTLS: true)
+        #expect(plainVIP.contains("SSL required"), "\(plainVIP)")
+        let plainDirect = try await appSQL(cluster, on: "h4", "10.213.0.11", 5432, "SELECT 1", withoutTLS: true)
+        #expect(plainDirect.contains("no encryption"), "\(plainDirect)")
+        let verifiedDirect = try await appSQL(
+            cluster, on: "h4", "10.213.0.11", 5432, "SELECT 41 + 1", verifyingWith: "/etc/haproxy/cluster-ca.crt")
+        #expect(verifiedDirect.contains("h4 | ok | exit 0\n42\n"), "\(verifiedDirect)")
+
+        // etcd answers only clients showing a certificate of the cluster's CA, and only over TLS; Patroni's REST API
+        // only over TLS.
+        let authenticated = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h2", "--",
+            "tls='--cacert /etc/patroni/tls/ca.crt'; "
+                + "curl -s -m 5 $tls https://10.213.0.11:2379/health >/dev/null; echo \"without_certificate=$?\"; "
+                + "curl -s -m 5 http://10.213.0.11:2379/health >/dev/null; echo \"plain=$?\"; "
+                + "curl -s -m 5 $tls --cert /etc/patroni/tls/server.crt --key /etc/patroni/tls/server.key "
+                + "https://10.213.0.11:2379/health; echo; "
+                + "curl -s -m 5 http://10.213.0.11:8008/health >/dev/null; echo \"api_plain=$?\"; "
+                + "curl -s -m 5 -o /dev/null -w 'api_tls=%{http_code}\\n' $tls https://10.213.0.11:8008/health",
+        ])
+        for refused in ["without_certificate", "plain", "api_plain"] {
+            #expect(
+                authenticated.output.contains("\(refused)=") && !authenticated.output.contains("\(refused)=0\n"),
+                "\(refused): \(authenticated.output)")
+        }
+        #expect(
+            authenticated.output.contains(#"{"health":"true""#) && authenticated.output.contains("api_tls=200"),
+            "\(authenticated.output)")
         let stats = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1", "--",
             "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.100:7000/",
@@ -183,10 +219,10 @@ extension LabTests {
         #expect(stats.output.contains("\n200"), "\(stats.output)")
         // Patroni's unsafe endpoints want the generated credentials; its health checks stay open to HAProxy.
         let restart =
-            "curl -s -o /dev/null -w '%{http_code} ' -X POST http://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/keel/patroni-api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' -K /etc/keel/patroni-api.curlrc -X DELETE http://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code}' http://10.213.0.11:8008/primary"
+            "cd /etc/patroni/tls && curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -X POST https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code}' --cacert ca.crt https://10.213.0.11:8008/primary"
         let api = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", restart])
         #expect(
             api.output.contains("\n401 202 200 200"),
@@ -374,6 +410,14 @@ extension LabTests {
         ])
         #expect(holder.output.contains("h1 | ok | exit 0\n1\n"), "the VIP is on the leader: \(holder.output)")
         #expect(holder.output.contains("h2 | ok | exit 0\n0\n") && holder.output.contains("h3 | ok | exit 0\n0\n"))
+        // Root's helper moved it: neither Patroni nor the postmaster holds a capability a superuser could use.
+        let capabilities = try await remote(
+            cluster.path, "h1",
+            "for pid in $(systemctl show -p MainPID --value patroni) $(head -1 /var/lib/postgresql/15/main/postmaster.pid); "
+                + "do grep -h -e CapAmb -e CapEff /proc/$pid/status; done")
+        #expect(
+            capabilities.count == 4 && capabilities.allSatisfy { $0.hasSuffix("\t0000000000000000") }, "\(capabilities)"
+        )
         let password = try cluster.secret("user_app")
         let write = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--limit", "h3", "--",
@@ -427,8 +471,8 @@ extension LabTests {
             "one member at a time: \(started)")
         let api = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--limit", "h2", "--",
-            "curl -s -o /dev/null -w '%{http_code} ' -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' http://10.213.0.12:8008/restart; "
-                + "curl -s -o /dev/null -w '%{http_code}' -K /etc/keel/patroni-api.curlrc -X DELETE http://10.213.0.12:8008/restart",
+            "cd /etc/patroni/tls && curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.12:8008/restart; "
+                + "curl -s -o /dev/null -w '%{http_code}' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.12:8008/restart",
         ])
         #expect(api.output.contains("\n202 200"), "Patroni and Keel both use the new password: \(api.output)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }

@@ -65,6 +65,8 @@ extension LabTests {
         let variables =
             try String(contentsOfFile: variablesPath, encoding: .utf8)
             + "\npatroni_superuser_password: \"\(superuser)\"\npatroni_replication_password: \"\(replication)\"\n"
+            // As postgresql_cluster 1.x deployed it, etcd without TLS; it stays so.
+            + "etcd_tls_enable: false\n"
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
 
         // etcd from Keel; then, as a postgresql_cluster deployment on Debian 12 would have it, Debian's Patroni.

@@ -3,7 +3,8 @@ import KeelTestSupport
 import Testing
 
 /// A PostgreSQL already running standalone on the `[master]` host becomes the cluster's leader with its data; an
-/// unsafe Patroni from Debian beside it is replaced when the inventory says so.
+/// unsafe Patroni from Debian beside it is replaced when the inventory says so; another cluster beside it stops the
+/// deploy before anything changes.
 extension LabTests {
     @Test(
         "a standalone PostgreSQL on the master host is taken over: its rows reach the replicas; Debian's Patroni 3.0.2 there is replaced with keel_upgrade_patroni"
@@ -23,6 +24,20 @@ extension LabTests {
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
         try (variables + "\nkeel_upgrade_patroni: true\n").write(
             toFile: variablesPath, atomically: true, encoding: .utf8)
+
+        // A second Debian cluster beside it is not Keel's to stop: pre-flight names it, and nothing changes.
+        _ = try await remote(cluster.path, "h1", "pg_createcluster 15 other -p 5433 --start >/dev/null")
+        let refused = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(
+            refused.status != 0 && refused.output.contains("pre-flight failed on h1, nothing was changed")
+                && refused.output.contains(
+                    "another PostgreSQL cluster is set up here: 15/other on port 5433 (online), data in "
+                        + "/var/lib/postgresql/15/other; Keel would stop it"),
+            "\(refused.output)")
+        let untouched = try await remote(
+            cluster.path, "h1", "pg_lsclusters -h | awk '{print $2, $4}' | tr '\\n' ' '; pg_dropcluster --stop 15 other"
+        )
+        #expect(untouched.joined().contains("main online other online"), "\(untouched)")
 
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")

@@ -92,7 +92,7 @@ struct ClusterModelTests {
                 && model.haproxyPorts.stats == 7000)
         #expect(
             model.etcdInitialCluster
-                == "10.213.0.11=http://10.213.0.11:2380,10.213.0.12=http://10.213.0.12:2380,10.213.0.13=http://10.213.0.13:2380"
+                == "10.213.0.11=https://10.213.0.11:2380,10.213.0.12=https://10.213.0.12:2380,10.213.0.13=https://10.213.0.13:2380"
         )
     }
 

@@ -95,4 +95,32 @@ extension PatroniConfigTests {
             try text.write(toFile: out, atomically: true, encoding: .utf8)
         }
     }
+
+    @Test("with the VIP on the leader, only root's helper moves it: Patroni's unit grants no capability")
+    func vipWithoutCapabilities() throws {
+        let (model, directory) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars.replacingOccurrences(
+                of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false"))
+        var facts = Facts()
+        facts.interfaces = ["eth0": ["10.213.0.12/24"]]
+        let host = HostContext(
+            name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
+        let steps = try PatroniNodeRole(host: host, model: model, wheel: []).steps
+        func rendered(_ path: String) throws -> String {
+            try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == path }).render(for: host)
+        }
+        let unit = try rendered("/etc/systemd/system/patroni.service")
+        #expect(!unit.contains("Capabilities"), "\(unit)")
+        let callback = try rendered("/etc/patroni/vip-callback.sh")
+        #expect(callback.contains("sudo -n /usr/local/sbin/keel-vip up") && !callback.contains("ip addr"))
+        let helper = try rendered("/usr/local/sbin/keel-vip")
+        #expect(helper.contains("vip=10.213.0.100\nprefix=24\ninterface=eth0\n"), "\(helper)")
+        let sudoers = try #require(
+            steps.compactMap { $0.resource as? File }.first { $0.path == "/etc/sudoers.d/keel-vip" })
+        guard case .text(let rule) = sudoers.contents else { Issue.record("no rule"); return }
+        #expect(
+            rule.hasSuffix("postgres ALL=(root) NOPASSWD: /usr/local/sbin/keel-vip up, /usr/local/sbin/keel-vip down\n")
+        )
+        #expect(sudoers.mode == 0o440)
+    }
 }

@@ -18,7 +18,8 @@ public struct Step: Sendable {
     }
 
     /// Runs `handler` at the end of the play when this step changed something.
-    public func onChange(_ handler: Handler...) -> Step { with { $0.handlers += handler } }
+    public func onChange(_ handler: Handler...) -> Step { onChange(handler) }
+    public func onChange(_ handlers: [Handler]) -> Step { with { $0.handlers += handlers } }
     public func tags(_ names: String...) -> Step { with { $0.tags.formUnion(names) } }
     public func named(_ name: String) -> Step { with { $0.name = name } }
     /// Tries again up to `count` more times, `delay` apart, when applying fails or does not converge.
@@ -37,17 +38,10 @@ public struct Step: Sendable {
 }
 
 extension Resource {
-    public func onChange(_ handler: Handler...) -> Step { Step(self).with(handlers: handler) }
+    public func onChange(_ handler: Handler...) -> Step { Step(self).onChange(handler) }
+    public func onChange(_ handlers: [Handler]) -> Step { Step(self).onChange(handlers) }
     public func tags(_ names: String...) -> Step { var step = Step(self); step.tags.formUnion(names); return step }
     public func named(_ name: String) -> Step { Step(self).named(name) }
     public func retries(_ count: Int, delay: Duration = .seconds(2)) -> Step { Step(self).retries(count, delay: delay) }
     public func runOnce(_ enabled: Bool = true) -> Step { Step(self).runOnce(enabled) }
-}
-
-extension Step {
-    fileprivate func with(handlers: [Handler]) -> Step {
-        var copy = self
-        copy.handlers += handlers
-        return copy
-    }
 }

@@ -1,6 +1,7 @@
 import Keel
 
-/// etcd 3.4 from Debian, configured as one cluster of the `etcd_cluster` hosts.
+/// etcd 3.4 from Debian, configured as one cluster of the `etcd_cluster` hosts: with TLS, clients and peers both
+/// prove themselves with a certificate of the cluster's CA.
 struct EtcdRole: Role {
     let host: HostContext
     let model: ClusterModel
@@ -8,17 +9,23 @@ struct EtcdRole: Role {
     var steps: [Step] {
         Package("etcd-server", "etcd-client")
         EtcdStandaloneReset()
+        if model.etcdTLS, let tls = model.tls, let issued = tls.hosts[host.name] {
+            TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [.restart("etcd")]).steps
+        }
         Template(
             "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
             values: [
                 "member": .string(host.name), "address": .string(model.address(of: host.name)),
-                "initial_cluster": .string(model.etcdInitialCluster), "cluster": .string(model.name),
+                "scheme": .string(model.etcdScheme), "initial_cluster": .string(model.etcdInitialCluster),
+                "cluster": .string(model.name), "tls": .bool(model.etcdTLS),
+                "authority": .string(TLSFiles.etcd.authority), "certificate": .string(TLSFiles.etcd.certificate),
+                "key": .string(TLSFiles.etcd.key),
             ]
         ).onChange(.restart("etcd"))
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.
         Command(
             "systemctl enable etcd && systemctl start --no-block etcd",
             unless: "systemctl is-enabled -q etcd && systemctl is-active etcd | grep -qx -e active -e activating")
-        WaitFor(.command(Etcdctl(member: model.address(of: host.name)).health()), timeout: .seconds(120))
+        WaitFor(.command(Etcdctl(model, member: model.address(of: host.name)).health()), timeout: .seconds(120))
     }
 }

@@ -13,7 +13,7 @@ struct EtcdStandaloneReset: Resource {
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text != "done" else { return [] }
-        let local = Etcdctl.local
+        let local = Etcdctl.debianDefault
         let standalone =
             "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
             // A failed read (a timeout, auth) is not an empty store: the data stays.

@@ -1,20 +1,37 @@
 import Keel
 
-/// `etcdctl` command lines (API v3) against some etcd members, run on a cluster host.
+/// `etcdctl` command lines (API v3) against some etcd members, run on a cluster host as root.
 struct Etcdctl {
     /// Client URLs, comma-separated.
     let endpoints: String
+    /// The CA that vouches for the members and the certificate presented to them, when etcd serves TLS.
+    let client: TLSFiles?
 
-    /// Every member of the cluster's etcd.
-    init(_ model: ClusterModel) { endpoints = model.etcdEndpoints }
-    /// One member, at its client address.
-    init(member address: String) { endpoints = "http://\(address):2379" }
+    /// Every member of the cluster's etcd, reached with the host's `client` files (`.patroni` on a database host).
+    init(_ model: ClusterModel, client: TLSFiles) {
+        endpoints = model.etcdEndpoints
+        self.client = model.etcdTLS ? client : nil
+    }
 
-    /// The etcd member on this host.
-    static let local = Etcdctl(member: "127.0.0.1")
+    /// The member at `address`, as the etcd host itself reaches it (with etcd's own files).
+    init(_ model: ClusterModel, member address: String) {
+        endpoints = "\(model.etcdScheme)://\(address):2379"
+        client = model.etcdTLS ? .etcd : nil
+    }
+
+    private init(plain url: String) {
+        endpoints = url
+        client = nil
+    }
+
+    /// The etcd member on this host as Debian's package starts it: plain HTTP on localhost.
+    static let debianDefault = Etcdctl(plain: "http://127.0.0.1:2379")
 
     /// `etcdctl` with `arguments`, already quoted.
-    func callAsFunction(_ arguments: String) -> String { "ETCDCTL_API=3 etcdctl --endpoints=\(endpoints) \(arguments)" }
+    func callAsFunction(_ arguments: String) -> String {
+        let tls = client.map { " --cacert=\($0.authority) --cert=\($0.certificate) --key=\($0.key)" } ?? ""
+        return "ETCDCTL_API=3 etcdctl --endpoints=\(endpoints)\(tls) \(arguments)"
+    }
 
     /// Prints the value of `key` (nothing when it is absent).
     func get(_ key: String) -> String { self("get --print-value-only \(shellQuote(key))") }

@@ -4,7 +4,8 @@ import Keel
 /// Checks a host can take its part of the cluster before anything is changed anywhere: supported OS, enough
 /// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free
 /// (or held by the cluster's own services), a VIP that no one else answers for, no unsafe Patroni already running,
-/// no running cluster whose passwords the secrets file lost, and a shared backup repository already mounted. It
+/// no running cluster whose passwords the secrets file lost, an etcd that already speaks what the model asks (TLS
+/// or not), and a shared backup repository already mounted. It
 /// never changes the host: it passes or it fails with every problem it found.
 struct Preflight: Resource {
     let model: ClusterModel
@@ -48,7 +49,7 @@ struct Preflight: Resource {
             script += """
 
                 [ -e /etc/patroni/patroni.env ] && echo patroni_deployed=1
-                [ -e \(ClusterTLS.authorityFile) ] && echo tls_deployed=1
+                [ -e \(TLSFiles.patroni.authority) ] && echo tls_deployed=1
                 for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
                 grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
                 pg_lsclusters -h 2>/dev/null | awk '{print "debian_cluster=" $1 "/" $2 " " $3 " " $4 " " $6}'
@@ -66,6 +67,13 @@ struct Preflight: Resource {
             if let backups = model.backups, backups.repositoryHost == nil {
                 script += "\n[ -d \(backups.path) ] || echo shared_repository=missing"
             }
+        }
+        if model.etcdHosts.contains(host) {
+            script += """
+
+                [ -e \(TLSFiles.etcd.authority) ] && echo tls_deployed=1
+                [ -d /var/lib/etcd/default/member ] && sed -n 's/^ETCD_LISTEN_PEER_URLS="\\([a-z]*\\):.*/etcd_peers=\\1/p' /etc/default/etcd
+                """
         }
         if model.balancerHosts.contains(host) {
             script += "\ngrep -qs auth_pass /etc/keepalived/keepalived.conf && echo vrrp_configured=1"
@@ -112,6 +120,12 @@ struct Preflight: Resource {
         }
         problems += lostSecrets(lines)
         problems += otherClusters(lines)
+        if let peers = value("etcd_peers"), peers != model.etcdScheme {
+            problems.append(
+                "etcd here already serves a cluster whose members talk \(peers == "https" ? "TLS" : "plain HTTP"); "
+                    + "they cannot switch in place without losing quorum: set etcd_tls_enable: "
+                    + "\(peers == "https") to keep it as it is")
+        }
         if lines.contains("shared_repository=missing"), let path = model.backups?.path {
             problems.append(
                 "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "

@@ -68,6 +68,12 @@ extension ClusterModel {
             return user
         }
         model.tls = try tls(reader, model: model, secrets: secrets)
+        model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
+        if model.etcdTLS, model.tls == nil {
+            throw InventoryError(
+                "etcd_tls_enable is true but the cluster has no certificates", at: reader.origin(.etcdTLS),
+                hint: "set tls_cert_generate: true, or etcd_tls_enable: false")
+        }
         model.pgbouncerClientTLS =
             try reader.string(.pgbouncerClientTLSMode) ?? (model.tls == nil ? "disable" : "prefer")
         let modes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
@@ -83,17 +89,17 @@ extension ClusterModel {
         return model
     }
 
-    /// The cluster's CA and database hosts' certificates when `tls_cert_generate` is true (the default): each valid
-    /// for the host's address and, when there is one, the VIP.
+    /// The cluster's CA and the certificates of database and etcd hosts when `tls_cert_generate` is true (the
+    /// default): each valid for the host's address and, on a database host, the VIP when there is one.
     private static func tls(_ reader: VariableReader, model: ClusterModel, secrets: ClusterSecrets)
         throws(InventoryError) -> ClusterTLS?
     {
         guard try reader.bool(.tlsCertGenerate) ?? true else { return nil }
         let days = try reader.int(.tlsCertValidDays, in: 31...36500) ?? 3650
-        let hosts = Dictionary(
-            uniqueKeysWithValues: model.databaseHosts.map {
-                ($0, [model.address(of: $0)] + (model.vip.map { [$0.address] } ?? []))
-            })
+        var hosts = Dictionary(uniqueKeysWithValues: model.etcdHosts.map { ($0, [model.address(of: $0)]) })
+        for host in model.databaseHosts {
+            hosts[host] = [model.address(of: host)] + (model.vip.map { [$0.address] } ?? [])
+        }
         do {
             return try ClusterTLS.load(cluster: model.name, hosts: hosts, validDays: days, secrets: secrets)
         } catch {

@@ -62,6 +62,9 @@ public struct ClusterModel: Sendable {
     public var backups: Backups?
     /// The cluster's CA and host certificates, unless `tls_cert_generate` is false.
     public var tls: ClusterTLS?
+    /// Whether etcd serves clients and peers over TLS and asks each for a certificate of the cluster's CA
+    /// (`etcd_tls_enable`, on with `tls_cert_generate`).
+    public var etcdTLS = false
     /// PgBouncer's `client_tls_sslmode` (`pgbouncer_client_tls_sslmode`): `prefer` with TLS, else `disable`.
     public var pgbouncerClientTLS = "disable"
 
@@ -114,15 +117,20 @@ public struct ClusterModel: Sendable {
         return baseParameters.filter { !own.contains($0.option) } + parameters
     }
 
+    /// `https` when etcd serves TLS, else `http`.
+    public var etcdScheme: String { etcdTLS ? "https" : "http" }
+
     /// The client URLs of the etcd members, comma-separated.
-    public var etcdEndpoints: String { etcdHosts.map { "http://\(address(of: $0)):2379" }.joined(separator: ",") }
+    public var etcdEndpoints: String {
+        etcdHosts.map { "\(etcdScheme)://\(address(of: $0)):2379" }.joined(separator: ",")
+    }
 
     /// Patroni's keys for this cluster in etcd, with the trailing slash that keeps a neighbour (`NAME2`) out.
     public var dcsPrefix: String { "/service/\(name)/" }
 
-    /// `h1=http://10.0.0.1:2380,…` for etcd's initial cluster.
+    /// `h1=https://10.0.0.1:2380,…` for etcd's initial cluster.
     public var etcdInitialCluster: String {
-        etcdHosts.map { "\($0)=http://\(address(of: $0)):2380" }.joined(separator: ",")
+        etcdHosts.map { "\($0)=\(etcdScheme)://\(address(of: $0)):2380" }.joined(separator: ",")
     }
 
     /// The PostgreSQL Global Development Group's apt repository (apt.postgresql.org) or a mirror of it: every

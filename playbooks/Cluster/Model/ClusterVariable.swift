@@ -48,6 +48,7 @@ enum ClusterVariable: String, CaseIterable {
     case etcdAllowEvenMembers = "etcd_allow_even_members"
     case tlsCertGenerate = "tls_cert_generate"
     case tlsCertValidDays = "tls_cert_valid_days"
+    case etcdTLS = "etcd_tls_enable"
     case pgbouncerClientTLSMode = "pgbouncer_client_tls_sslmode"
     case upgradePatroni = "keel_upgrade_patroni"
 

@@ -1,8 +1,11 @@
 import Keel
 
-/// Shell commands against one member's Patroni REST API (port 8008), run on a cluster host.
+/// Shell commands against one member's Patroni REST API (port 8008), run as root on a database host: over TLS,
+/// the member's certificate verified against the cluster's CA, when the cluster has one.
 struct PatroniAPI {
     let url: String
+    /// curl's option naming the CA, or nothing.
+    private let authority: String
 
     /// Where database hosts keep the credentials of the unsafe endpoints, for root's `curl -K`: a root-only
     /// directory, since a curl config file can name URLs and files to write (no other account may replace it).
@@ -11,11 +14,13 @@ struct PatroniAPI {
     /// Where Keel kept them before, in a directory `postgres` once owned.
     static let formerCredentialsFile = "/etc/patroni/api.curlrc"
 
-    init(address: String) { url = "http://\(address):8008" }
-    init(_ model: ClusterModel, member: String) { self.init(address: model.address(of: member)) }
+    init(_ model: ClusterModel, member: String) {
+        url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):8008"
+        authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) "
+    }
 
     /// Prints the JSON at `path`; fails when the member does not answer.
-    func get(_ path: String) -> String { "curl -sf -m 5 \(url)\(path)" }
+    func get(_ path: String) -> String { "curl -sf -m 5 \(authority)\(url)\(path)" }
 
     /// Prints the JSON at `path` from the first member of `model` that answers; prints nothing when none does.
     static func fromAnyMember(_ model: ClusterModel, _ path: String) -> String {
@@ -24,7 +29,7 @@ struct PatroniAPI {
 
     /// Sends the JSON `body` to `path` with the credentials; fails when the member refuses or does not answer.
     func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
-        "curl -sf -m \(timeout) -K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "
+        "curl -sf -m \(timeout) \(authority)-K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "
             + "--data-binary \(shellQuote(body)) \(url)\(path) >/dev/null"
     }
 
@@ -39,7 +44,7 @@ struct PatroniAPI {
     }
 
     /// Succeeds when the member is the primary.
-    var isPrimary: String { "curl -sf -o /dev/null -m 5 \(url)/primary" }
+    var isPrimary: String { "curl -sf -o /dev/null -m 5 \(authority)\(url)/primary" }
 
     /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
     var waitInService: String {

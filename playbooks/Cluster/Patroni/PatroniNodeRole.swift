@@ -66,9 +66,9 @@ struct PatroniNodeRole: Role {
                         "\(model.restAPIUser):\(model.restAPIPassword.reveal())"
                             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
                 ], isSecret: true)
-            // PostgreSQL finds its certificate before patroni.yml turns TLS on.
+            // PostgreSQL and Patroni find their certificate before patroni.yml turns TLS on.
             if let tls = model.tls, let issued = tls.hosts[host.name] {
-                TLSFilesRole(authority: tls.authority, issued: issued, model: model).steps
+                TLSFilesRole(files: .patroni, authority: tls.authority, issued: issued, handlers: tlsReloads).steps
             }
             Template(
                 "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
@@ -76,18 +76,27 @@ struct PatroniNodeRole: Role {
             )
             .onChange(.reload("patroni"))
             if let vip {
-                Package("iputils-arping")
+                // Only root moves the address: postgres may run exactly `keel-vip up` and `keel-vip down` through
+                // sudo, so no capability reaches PostgreSQL, its backends or archive_command.
+                Package("iputils-arping", "sudo")
                 Template(
-                    "cluster/patroni/vip-callback.sh", to: "/etc/patroni/vip-callback.sh", mode: 0o755,
+                    "cluster/patroni/keel-vip", to: Self.vipHelper, mode: 0o755,
                     values: [
                         "cluster": .string(model.name), "vip": .string(vip.address), "prefix": .int(vip.prefix),
                         "interface": .string(vip.interface),
                     ])
+                File(
+                    "/etc/sudoers.d/keel-vip",
+                    content: "# Managed by Keel: Patroni's VIP callback.\n"
+                        + "postgres ALL=(root) NOPASSWD: \(Self.vipHelper) up, \(Self.vipHelper) down\n", mode: 0o440)
+                Template(
+                    "cluster/patroni/vip-callback.sh", to: "/etc/patroni/vip-callback.sh", mode: 0o755,
+                    values: ["cluster": .string(model.name), "helper": .string(Self.vipHelper)])
             }
             Template(
                 "cluster/patroni/patroni.service", to: "/etc/systemd/system/patroni.service",
                 values: [
-                    "cluster": .string(model.name), "vip_callback": .bool(vip != nil),
+                    "cluster": .string(model.name)
                 ]
             ).onChange(restart.handler)
             if model.upgradePatroni {
@@ -97,6 +106,25 @@ struct PatroniNodeRole: Role {
             }
         }
     }
+
+    /// A renewed certificate reaches PostgreSQL, PgBouncer and Patroni's REST API by reloads: no connection drops.
+    private var tlsReloads: [Handler] {
+        [
+            .run(
+                name: "reload PostgreSQL's TLS files",
+                command: "if pg_isready -q -h /var/run/postgresql -p \(model.postgresPort); then "
+                    + "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c 'SELECT pg_reload_conf()'; fi"),
+            .run(
+                name: "reload PgBouncer's TLS files",
+                command: "if systemctl is-active -q pgbouncer; then systemctl reload pgbouncer; fi"),
+            .run(
+                name: "reload Patroni's TLS files",
+                command: "if systemctl is-active -q patroni; then systemctl reload patroni; fi"),
+        ]
+    }
+
+    /// The root-owned helper that moves the VIP when it follows the leader.
+    static let vipHelper = "/usr/local/sbin/keel-vip"
 
     /// The VIP when it follows the Patroni leader: its address, and its prefix and interface on this host.
     private var leaderVIP: (address: String, prefix: Int, interface: String)? {
@@ -122,8 +150,9 @@ struct PatroniNodeRole: Role {
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
             "vip_callback": .bool(vip != nil),
-            "tls": .bool(model.tls != nil), "tls_certificate": .string(ClusterTLS.certificateFile),
-            "tls_key": .string(ClusterTLS.keyFile),
+            "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),
+            "tls_certificate": .string(TLSFiles.patroni.certificate), "tls_key": .string(TLSFiles.patroni.key),
+            "etcd_scheme": .string(model.etcdScheme), "etcd_tls": .bool(model.etcdTLS),
             "restore_command": .string(model.backups.map { JSONValue.string($0.restoreCommand).json } ?? ""),
             "hba": .list(
                 model.hbaRules.map {

@@ -45,7 +45,8 @@ enum PatroniPlays {
             // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
             // (for example when the [master] host failed earlier in this run).
             WaitFor(
-                .command(Etcdctl(model).get(model.dcsPrefix + "initialize") + " | grep -q ."), timeout: .seconds(30))
+                .command(Etcdctl(model, client: .patroni).get(model.dcsPrefix + "initialize") + " | grep -q ."),
+                timeout: .seconds(30))
             Service("patroni", state: .started, enabled: true)
             MemberInService(model: model, host: host.name).steps
         }

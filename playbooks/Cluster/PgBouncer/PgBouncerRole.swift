@@ -34,8 +34,9 @@ struct PgBouncerRole: Role {
                 "superuser": .string(model.superuser),
                 "max_client_conn": .int(model.pgbouncerMaxClientConnections),
                 "tls": .bool(model.tls != nil && model.pgbouncerClientTLS != "disable"),
-                "client_tls": .string(model.pgbouncerClientTLS), "tls_certificate": .string(ClusterTLS.certificateFile),
-                "tls_key": .string(ClusterTLS.keyFile), "tls_authority": .string(ClusterTLS.authorityFile),
+                "client_tls": .string(model.pgbouncerClientTLS),
+                "tls_certificate": .string(TLSFiles.patroni.certificate),
+                "tls_key": .string(TLSFiles.patroni.key), "tls_authority": .string(TLSFiles.patroni.authority),
                 "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
                 "pools": .list(
                     model.pgbouncerPools.map {

@@ -78,7 +78,8 @@ public struct ClusterStatus: Codable, Sendable {
         let patroni = try await transport.run(PatroniAPI(model, member: host).get("/cluster"), timeout: .seconds(15))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let members = try Member.decode(Data(patroni.stdout))
-        let health = try await transport.run(Etcdctl(model).health(json: true) + " 2>/dev/null", timeout: .seconds(20))
+        let health = try await transport.run(
+            Etcdctl(model, client: .patroni).health(json: true) + " 2>/dev/null", timeout: .seconds(20))
         let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(health.stdout))) ?? []
         return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip?.address)
     }

@@ -4,9 +4,10 @@ import Keel
 import SwiftASN1
 import X509
 
-/// The cluster's own certificate authority and a certificate for each database host, made on the controller and
-/// kept in the secrets file: PostgreSQL and PgBouncer serve TLS with them, and clients verify the cluster against
-/// the CA (`sslmode=verify-full` to the VIP works: every database host's certificate names it).
+/// The cluster's own certificate authority and a certificate for each database and etcd host, made on the
+/// controller and kept in the secrets file: PostgreSQL, PgBouncer, Patroni's REST API and etcd serve TLS with them,
+/// Patroni and Keel present them to etcd, and clients verify the cluster against the CA (`sslmode=verify-full` to
+/// the VIP works: every database host's certificate names it).
 ///
 /// A host's certificate is issued again, with a new key, when it names other addresses than the model (a host
 /// moved, the VIP changed) or has less than ``renewalMargin`` left: `keel deploy` is the renewal step. The CA
@@ -27,12 +28,6 @@ public struct ClusterTLS: Sendable {
 
     /// Host certificates with less than this left are issued again.
     static let renewalMargin: TimeInterval = 30 * 86_400
-
-    /// Where database hosts keep the CA, their certificate and key (root:postgres, the key 0640).
-    public static let directory = "/etc/patroni/tls"
-    public static let authorityFile = directory + "/ca.crt"
-    public static let certificateFile = directory + "/server.crt"
-    public static let keyFile = directory + "/server.key"
 
     /// The CA and a certificate for each of `hosts` (name → the addresses it must be valid for), from `secrets`
     /// or made now; with a read-only `secrets`, nothing is made and missing ones are empty.

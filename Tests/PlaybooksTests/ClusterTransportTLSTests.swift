@@ -1,0 +1,119 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+/// etcd, Patroni's REST API and HAProxy's checks of it speak TLS with the cluster's certificates.
+@Suite("TLS between the cluster's own services")
+struct ClusterTransportTLSTests {
+    /// The fixture's inventory with etcd on hosts of its own (Type B).
+    private static let separateEtcd = ClusterModelTests.hosts.replacingOccurrences(
+        of: "[etcd_cluster]\n10.213.0.11\n10.213.0.12\n10.213.0.13\n",
+        with: "[etcd_cluster]\n10.213.0.21\n10.213.0.22\n10.213.0.23\n")
+
+    private func host(_ name: String, _ directory: String) throws -> HostContext {
+        var facts = Facts()
+        facts.interfaces = ["eth0": ["\(name)/24"]]
+        return HostContext(name: name, inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
+    }
+
+    private func rendered(_ steps: [Step], _ path: String, on host: HostContext) throws -> String {
+        try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == path }).render(for: host)
+    }
+
+    @Test("etcd hosts of their own get certificates; etcd serves clients and peers over TLS and asks each for one")
+    func etcd() throws {
+        let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
+        let tls = try #require(model.tls)
+        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts + model.etcdHosts))
+        #expect(model.etcdEndpoints.hasPrefix("https://10.213.0.21:2379,"))
+        let member = try host("10.213.0.21", directory)
+        let steps = EtcdRole(host: member, model: model).steps
+        let key = try #require(
+            steps.compactMap { $0.resource as? File }.first { $0.path == "/etc/etcd/tls/server.key" })
+        #expect(key.mode == 0o600 && key.owner == "etcd")
+        guard case .secret = key.contents else { Issue.record("the key is not a secret"); return }
+        let conf = try rendered(steps, "/etc/default/etcd", on: member)
+        for line in [
+            #"ETCD_LISTEN_CLIENT_URLS="https://10.213.0.21:2379,https://127.0.0.1:2379""#,
+            #"ETCD_INITIAL_CLUSTER="10.213.0.21=https://10.213.0.21:2380,"#, #"ETCD_CLIENT_CERT_AUTH="true""#,
+            #"ETCD_PEER_CLIENT_CERT_AUTH="true""#, #"ETCD_PEER_TRUSTED_CA_FILE="/etc/etcd/tls/ca.crt""#,
+        ] {
+            #expect(conf.contains(line), "\(conf)")
+        }
+        // Keel's own etcdctl shows a certificate and checks etcd's against the CA.
+        let wait = try #require(steps.compactMap { $0.resource as? WaitFor }.last)
+        #expect(
+            wait.description.contains(
+                "--endpoints=https://10.213.0.21:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt "
+                    + "--key=/etc/etcd/tls/server.key endpoint health"), "\(wait.description)")
+    }
+
+    @Test("Patroni serves its REST API over TLS and is etcd's client by certificate; Keel's curl verifies the member")
+    func patroni() throws {
+        let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
+        let member = try host("10.213.0.12", directory)
+        let text = try rendered(
+            try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
+        for fragment in [
+            "  connect_address: 10.213.0.12:8008\n  # Over TLS only; the unsafe endpoints also want the credentials in patroni.env.\n  certfile: /etc/patroni/tls/server.crt\n  keyfile: /etc/patroni/tls/server.key\n",
+            "ctl:\n  cacert: /etc/patroni/tls/ca.crt\n",
+            "etcd3:\n  hosts: 10.213.0.21:2379,10.213.0.22:2379,10.213.0.23:2379\n  protocol: https\n  cacert: /etc/patroni/tls/ca.crt\n  cert: /etc/patroni/tls/server.crt\n  key: /etc/patroni/tls/server.key\n",
+        ] {
+            #expect(text.contains(fragment), "\(text)")
+        }
+        #expect(
+            PatroniAPI(model, member: "10.213.0.12").get("/cluster")
+                == "curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt https://10.213.0.12:8008/cluster")
+    }
+
+    @Test("HAProxy checks each member's REST API over TLS, its certificate verified against the CA by name")
+    func haproxy() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let balancer = try host("10.213.0.14", directory)
+        let steps = HAProxyRole(model: model).steps
+        let authority = try #require(
+            steps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.authorityFile })
+        guard case .text(let pem) = authority.contents else { Issue.record("no CA"); return }
+        #expect(pem == model.tls?.authority)
+        let config = try rendered(steps, "/etc/haproxy/haproxy.cfg", on: balancer)
+        #expect(
+            config.contains(
+                "server 10.213.0.12 10.213.0.12:6432 check port 8008 check-ssl verify required "
+                    + "ca-file /etc/haproxy/cluster-ca.crt verifyhost 10.213.0.12\n"), "\(config)")
+    }
+
+    @Test("without tls_cert_generate everything stays plain; etcd_tls_enable then has nothing to use")
+    func plain() throws {
+        let (model, directory) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars + "\ntls_cert_generate: false\n")
+        #expect(!model.etcdTLS && model.etcdEndpoints.hasPrefix("http://"))
+        #expect(
+            PatroniAPI(model, member: "10.213.0.12").get("/health") == "curl -sf -m 5 http://10.213.0.12:8008/health")
+        let member = try host("10.213.0.12", directory)
+        let text = try rendered(
+            try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
+        #expect(!text.contains("certfile") && text.contains("  protocol: http\n"), "\(text)")
+        let error = ClusterModelTests().error(
+            vars: ClusterModelTests.vars + "\ntls_cert_generate: false\netcd_tls_enable: true\n")
+        #expect(error?.description.contains("etcd_tls_enable is true but the cluster has no certificates") == true)
+    }
+
+    @Test("pre-flight refuses to switch a running etcd between plain HTTP and TLS, naming the variable that keeps it")
+    func runningEtcdKeepsItsScheme() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let member = try host("10.213.0.11", directory)
+        let preflight = Preflight(model: model, host: member.name)
+        #expect(preflight.probe.contains("etcd_peers="))
+        let base = "os=debian 12\n"
+        #expect(try preflight.changes(from: ProbeOutput(text: base + "etcd_peers=https\n"), on: member).isEmpty)
+        #expect {
+            try preflight.changes(from: ProbeOutput(text: base + "etcd_peers=http\n"), on: member)
+        } throws: {
+            "\($0)".contains(
+                "etcd here already serves a cluster whose members talk plain HTTP; they cannot switch in place "
+                    + "without losing quorum: set etcd_tls_enable: false to keep it as it is")
+        }
+    }
+}

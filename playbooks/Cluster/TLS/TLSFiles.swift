@@ -1,0 +1,17 @@
+/// Where a service on a cluster host reads the cluster's CA, the host's certificate and its key: a root-owned
+/// directory the service's group may read, the key the service account's own (0600).
+struct TLSFiles: Sendable {
+    let directory: String
+    /// The account that reads the key; its group reads the directory.
+    let account: String
+
+    var authority: String { directory + "/ca.crt" }
+    var certificate: String { directory + "/server.crt" }
+    var key: String { directory + "/server.key" }
+
+    /// PostgreSQL's, PgBouncer's and Patroni's (its REST API, and its client certificate for etcd); root's
+    /// `curl` and `etcdctl` on a database host use them too.
+    static let patroni = TLSFiles(directory: "/etc/patroni/tls", account: "postgres")
+    /// etcd's, for clients and peers alike.
+    static let etcd = TLSFiles(directory: "/etc/etcd/tls", account: "etcd")
+}
