@@ -66,27 +66,35 @@ enum HostKeyVerifier {
         return "SHA256:" + digest.base64EncodedString().replacingOccurrences(of: "=", with: "")
     }
 
-    /// Appends one entry under an exclusive lock, so hosts accepted in parallel do not interleave lines.
+    /// Appends one entry under an exclusive lock, so hosts accepted in parallel do not interleave lines; on a new
+    /// line even when the file's last one lacks its newline. A lock still held after five seconds (a stuck NFS
+    /// lock, say) fails the connection rather than hanging it.
     private static func record(line: String, path: String, host: String) throws(SSHError) {
+        func failure(_ reason: String) -> SSHError {
+            SSHError(
+                .knownHostsUnusable, host: host, operation: "host key",
+                message: "cannot record the new key in \(path): \(reason)")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw SSHError(
-                .knownHostsUnusable, host: host, operation: "host key",
-                message: "cannot record the new key in \(path): \(String(cString: strerror(errno)))")
-        }
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
         defer { close(fd) }
-        flock(fd, LOCK_EX)
-        let bytes = Array(line.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else {
-            throw SSHError(
-                .knownHostsUnusable, host: host, operation: "host key",
-                message: "cannot record the new key in \(path): \(String(cString: strerror(errno)))")
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            attempts += 1
+            guard errno == EWOULDBLOCK, attempts < 50 else { throw failure("the file stays locked by another process") }
+            usleep(100_000)
         }
+        var text = line
+        let size = lseek(fd, 0, SEEK_END)
+        var last: UInt8 = 0
+        if size > 0, pread(fd, &last, 1, size - 1) == 1, last != UInt8(ascii: "\n") { text = "\n" + text }
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { throw failure(String(cString: strerror(errno))) }
     }
 
     private static func algorithmName(_ type: Int32) -> String {

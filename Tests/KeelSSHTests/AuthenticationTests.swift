@@ -45,6 +45,23 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("a new key recorded after a last line without its newline starts a line of its own")
+    func recordAfterUnterminatedLine() async throws {
+        try await TestSSHServer.with { server in
+            let knownHosts = server.freshPath("known_hosts")
+            let other = "other.example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMoPU2KBpsQJr1v0OfUgC1d7YtEgLAJSHNxTzL3VtMUn"
+            try other.write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let accepted = try await SSHConnection.connect(
+                server.configuration(knownHosts: knownHosts, policy: .acceptNew))
+            await accepted.close()
+            let lines = try String(contentsOfFile: knownHosts, encoding: .utf8).split(separator: "\n")
+            #expect(
+                lines.count == 2 && lines[0] == other && lines[1].hasPrefix("[127.0.0.1]:\(server.port) ssh-ed25519 "))
+            let again = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts))
+            #expect(try await again.run("echo ok").stdoutText == "ok\n")
+        }
+    }
+
     @Test("a hashed known_hosts entry matches")
     func hashedKnownHosts() async throws {
         try await TestSSHServer.with { server in

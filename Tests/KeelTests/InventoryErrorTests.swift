@@ -37,6 +37,17 @@ struct InventoryErrorTests {
         #expect(error.message.contains("hosts.ini:2"))
     }
 
+    @Test("a host's two different passwords are not shown in the error")
+    func conflictingSecret() throws {
+        let fixture = try InventoryFixture([
+            "hosts.ini":
+                "[master]\n10.0.0.1 ansible_password=First-1\n\n[etcd_cluster]\n10.0.0.1 ansible_password=Second-2\n"
+        ])
+        let error = try #require(fixture.error(loading: "hosts.ini"))
+        #expect(error.message.contains("different values for ansible_password: *** at "), "\(error.message)")
+        #expect(!error.message.contains("First-1") && !error.message.contains("Second-2"))
+    }
+
     @Test("the same host in two groups with the same variables is fine")
     func repeatedHost() throws {
         let fixture = try InventoryFixture([

@@ -126,6 +126,23 @@ struct InventoryTests {
         #expect(second.become?.user == "postgres")
     }
 
+    @Test("relative key and known_hosts paths are the inventory folder's, wherever keel runs")
+    func relativePaths() throws {
+        let fixture = try InventoryFixture([
+            "hosts.ini": "[db]\npg1 ansible_ssh_private_key_file=id_ed25519 keel_known_hosts_file=known_hosts\n"
+        ])
+        let inventory = try fixture.load("hosts.ini")
+        let folder = (inventory.path as NSString).deletingLastPathComponent
+        // A file of the same name in the working directory must not win.
+        let decoy = FileManager.default.currentDirectoryPath + "/known_hosts"
+        let madeDecoy =
+            !FileManager.default.fileExists(atPath: decoy)
+            && FileManager.default.createFile(atPath: decoy, contents: Data())
+        defer { if madeDecoy { try? FileManager.default.removeItem(atPath: decoy) } }
+        let target = try inventory.target(for: "pg1")
+        #expect(target.privateKeyFile == folder + "/id_ed25519" && target.knownHostsFile == folder + "/known_hosts")
+    }
+
     @Test("group_vars and host_vars override the inventory in Ansible's order")
     func variablePrecedence() throws {
         let fixture = try InventoryFixture([

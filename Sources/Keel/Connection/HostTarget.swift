@@ -47,11 +47,11 @@ extension Inventory {
             knownHostsFile: try reader.string(ConnectionVariable.knownHostsFile).map(resolvePath))
     }
 
-    /// Expands `~`; a relative path is taken from the working directory when it exists there, else from the
-    /// inventory's folder.
+    /// Expands `~`; a relative path is taken from the inventory's folder only, so that the directory keel runs in
+    /// never changes which key or host keys are used.
     func resolvePath(_ path: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
-        if expanded.hasPrefix("/") || FileManager.default.fileExists(atPath: expanded) { return expanded }
+        if expanded.hasPrefix("/") { return expanded }
         return ((self.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(expanded)
     }
 }

@@ -39,8 +39,11 @@ struct InventoryBuilder {
         if var existing = hosts[name] {
             for (key, variable) in variables {
                 if let previous = existing.variables[key], previous.value != variable.value {
+                    let (old, new) = (
+                        Variable.shown(previous.value, name: key), Variable.shown(variable.value, name: key)
+                    )
                     throw InventoryError(
-                        "host \(name) is defined twice with different values for \(key): \(previous.value) at \(previous.origin) and \(variable.value) here",
+                        "host \(name) is defined twice with different values for \(key): \(old) at \(previous.origin) and \(new) here",
                         at: variable.origin,
                         hint: "keep one value: set it once on the host, or move it to a group variable")
                 }
