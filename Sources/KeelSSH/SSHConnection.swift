@@ -75,11 +75,21 @@ public final class SSHConnection: Sendable {
             _ = try? await run("rm -f \(shellQuote(staging))", timeout: .seconds(30))
             throw error
         }
+        // Whatever stops the move (a failed chown, a timeout, a lost connection), no copy stays behind: the staged
+        // file and, with `become`, its copy beside `path` go too.
+        let copy = siblingPath(of: path, named: name)
+        let cleanup = "rm -f \(shellQuote(staging)) \(shellQuote(copy))"
         let finish = placeCommand(
-            staging: staging, path: path, mode: mode, owner: owner, group: group, viaCopy: become != nil)
-        let result = try await run(finish, become: become, timeout: .seconds(60))
+            staging: staging, copy: copy, path: path, mode: mode, owner: owner, group: group, viaCopy: become != nil)
+        let result: ExecResult
+        do {
+            result = try await run(finish, become: become, timeout: .seconds(60))
+        } catch {
+            _ = try? await run(cleanup, become: become, timeout: .seconds(30))
+            throw error
+        }
         guard result.succeeded else {
-            _ = try? await run("rm -f \(shellQuote(staging))", become: become, timeout: .seconds(30))
+            _ = try? await run(cleanup, become: become, timeout: .seconds(30))
             throw SSHError(
                 .transferFailed, host: host, operation: "upload",
                 message: "cannot move the uploaded file into \(path): \(result.stderrText.trimmed)")
@@ -119,15 +129,15 @@ public final class SSHConnection: Sendable {
         return String(path[...slash]) + ".\(name)"
     }
 
-    /// Sets owner and mode on the staged file, then renames it into place (copying first when it is staged
-    /// elsewhere, so the final rename stays within one file system).
+    /// Sets owner and mode on the staged file, then renames it into place (copying it first to `copy`, beside
+    /// `path`, when it is staged elsewhere, so the final rename stays within one file system).
     private func placeCommand(
-        staging: String, path: String, mode: UInt32, owner: String?, group: String?, viaCopy: Bool
+        staging: String, copy: String, path: String, mode: UInt32, owner: String?, group: String?, viaCopy: Bool
     ) -> String {
         var steps: [String] = []
         var file = staging
         if viaCopy {
-            file = siblingPath(of: path, named: String(staging.dropFirst("/tmp/.".count)))
+            file = copy
             steps.append("cp \(shellQuote(staging)) \(shellQuote(file))")
             steps.append("chmod \(String(mode, radix: 8)) \(shellQuote(file))")
         }

@@ -61,4 +61,25 @@ struct FileTransferTests {
             #expect(check.stdoutText == "root 600\nsecret\n0\n")
         }
     }
+
+    @Test(
+        "with become, an upload that cannot be placed leaves no copy beside the target nor in /tmp",
+        .enabled(if: TestUser.canBecomeRoot))
+    func failedPlacementLeavesNothing() async throws {
+        try await TestSSHServer.with { server in
+            let connection = try await server.connect()
+            let directory = try await connection.run("mktemp -d", become: Become()).stdoutText.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            let failed = await sshError {
+                try await connection.upload(
+                    Array("secret\n".utf8), to: directory + "/file", mode: 0o600, owner: "no-such-user-keel",
+                    become: Become())
+            }
+            #expect(failed?.code == .transferFailed)
+            let left = try await connection.run(
+                "ls -A \(directory) | wc -l; ls -A /tmp | grep -c '^\\.keel-' || true; rm -rf \(directory)",
+                become: Become())
+            #expect(left.stdoutText == "0\n0\n", "\(left.stdoutText)")
+        }
+    }
 }
