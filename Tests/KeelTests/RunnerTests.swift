@@ -77,6 +77,15 @@ struct RunnerTests {
         #expect(read("alpha/handlers.log") == "reload\nrestart\n")
     }
 
+    @Test("--diff while applying shows what the file held before")
+    func diffWhileApplying() async throws {
+        _ = try await run(playbook())
+        let (recap, events) = try await run(playbook(content: "v2"), RunOptions(diff: true))
+        #expect(!recap.checkMode && read("alpha/app.conf") == "v2 alpha\n")
+        let step = try #require(events.steps.first { $0.host == "alpha" && $0.status == .changed })
+        #expect(step.diffs.first?.contains("-v1 alpha\n+v2 alpha\n") == true, "\(step.diffs)")
+    }
+
     @Test("--tags and --skip-tags select steps")
     func tags() async throws {
         _ = try await run(playbook())

@@ -47,14 +47,18 @@ struct HostPlayRun {
             }
             let start = ContinuousClock.now
             do {
-                let (changes, fresh) = try await execute(step, index: index, steps: steps, output: outputs[index])
-                if let fresh { outputs.replaceSubrange(index..<index + fresh.count, with: fresh) }
+                let changes = try step.resource.changes(from: outputs[index], on: context)
                 // A wait changes nothing on the host: it is ok, with the time it took.
                 let changed = !changes.isEmpty && !step.resource.isWait
+                // Diffs are read before applying: afterwards the host already holds the new contents.
+                let diffs = changed && (options.check || options.diff) ? await diffs(of: changes) : []
+                if let fresh = try await execute(step, changes, index: index, steps: steps) {
+                    outputs.replaceSubrange(index..<index + fresh.count, with: fresh)
+                }
                 var result = report(named: step.name, changed ? .changed : .ok)
                 result.changes = changes.map(\.summary)
                 result.commands = changes.flatMap(\.actions).map(\.description)
-                if changed, options.check || options.diff { result.diffs = await diffs(of: changes) }
+                result.diffs = diffs
                 result.seconds = (ContinuousClock.now - start).seconds
                 await state.record(result)
                 if changed { notified += step.handlers.filter { !notified.contains($0) } }
@@ -77,14 +81,11 @@ struct HostPlayRun {
         return false
     }
 
-    /// Works out one step's changes and, unless checking, applies them until the step converges.
-    /// - Returns: the changes, and the fresh probe outputs of this step (and of the ones after it, when applying it
-    ///   may have changed what they see).
-    private func execute(_ step: Step, index: Int, steps: [Step], output: ProbeOutput) async throws -> (
-        [Change], [ProbeOutput]?
-    ) {
-        let changes = try step.resource.changes(from: output, on: context)
-        guard !changes.isEmpty, !options.check else { return (changes, nil) }
+    /// Unless checking, applies one step's `changes` until the step converges.
+    /// - Returns: the fresh probe outputs of this step (and of the ones after it, when applying it may have changed
+    ///   what they see); nil when nothing was applied.
+    private func execute(_ step: Step, _ changes: [Change], index: Int, steps: [Step]) async throws -> [ProbeOutput]? {
+        guard !changes.isEmpty, !options.check else { return nil }
         var attempt = 0
         while true {
             do {
@@ -96,7 +97,7 @@ struct HostPlayRun {
                     throw ResourceError(
                         "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
                 }
-                return (changes, fresh)
+                return fresh
             } catch {
                 attempt += 1
                 guard attempt <= step.retries else { throw error }
