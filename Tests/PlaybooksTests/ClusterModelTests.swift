@@ -345,7 +345,11 @@ extension ClusterModelTests {
             ("postgresql_data_dir: \"/var/lib/../../etc\"", "postgresql_data_dir '/var/lib/../../etc' cannot be used"),
             (
                 "patroni_superuser_password: \"pw\\nLD_PRELOAD=/tmp/x.so\"",
-                "patroni_superuser_password cannot be used: it must stay on one line"
+                "patroni_superuser_password cannot be used: a password has printable ASCII characters only"
+            ),
+            (
+                "patroni_replication_password: \"pässwörd\"",
+                "patroni_replication_password cannot be used: a password has printable ASCII characters only"
             ),
             (
                 "pgbackrest_install: true\npgbackrest_stanza: \"lab$(id)\"",

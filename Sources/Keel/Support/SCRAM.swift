@@ -18,12 +18,19 @@ enum SCRAM {
             + "\(Data(storedKey).base64EncodedString()):\(Data(serverKey).base64EncodedString())"
     }
 
-    /// Whether `stored` (a `rolpassword` value) is a SCRAM verifier of `password`.
+    /// Iteration counts above this are not recomputed: a verifier read from the server could otherwise hang the
+    /// plan (PostgreSQL's default is 4096).
+    static let maximumIterations = 1_000_000
+
+    /// Whether `stored` (a `rolpassword` value) is a SCRAM verifier of `password`; false for an iteration count
+    /// above ``maximumIterations``, so the password is set again, with Keel's count.
     static func matches(_ stored: String, password: String) -> Bool {
         let parts = stored.split(separator: "$")
         guard parts.count == 3, parts[0] == "SCRAM-SHA-256" else { return false }
         let head = parts[1].split(separator: ":")
-        guard head.count == 2, let iterations = Int(head[0]), let salt = Data(base64Encoded: String(head[1])) else {
+        guard head.count == 2, let iterations = Int(head[0]), (1...maximumIterations).contains(iterations),
+            let salt = Data(base64Encoded: String(head[1]))
+        else {
             return false
         }
         return verifier(for: password, salt: [UInt8](salt), iterations: iterations) == stored

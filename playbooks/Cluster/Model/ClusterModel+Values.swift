@@ -20,8 +20,11 @@ extension ClusterModel {
         case address
         /// A PostgreSQL role, database or extension name: ≤ 63 bytes, without control characters.
         case sqlName
-        /// Free text on one line (a password, a pool's options, a timer's schedule): no control characters.
+        /// Free text on one line (a pool's options, a timer's schedule): no control characters.
         case line
+        /// A password: printable ASCII. PostgreSQL normalises other passwords (SASLprep) before hashing them, which
+        /// Keel's verifiers do not, so a role's password would never be seen as set.
+        case password
         /// One pg_hba field: no spaces, quotes or control characters.
         case hbaField
 
@@ -61,6 +64,10 @@ extension ClusterModel {
                 }
             case .line:
                 guard !controls else { return "it must stay on one line: no control characters (such as a newline)" }
+            case .password:
+                guard value.unicodeScalars.allSatisfy({ (0x20...0x7e).contains($0.value) }) else {
+                    return "a password has printable ASCII characters only (no newline, no accented letters)"
+                }
             case .hbaField:
                 guard !value.isEmpty, !controls, !value.contains(where: { $0.isWhitespace || "'\"#".contains($0) })
                 else { return "a pg_hba field has no spaces, quotes, # or control characters" }
@@ -77,7 +84,7 @@ extension ClusterModel {
             guard let problem = kind.problem(with: value) else { return }
             // Secrets and free text are not shown; names are, with control characters written out.
             let shown =
-                kind == .line
+                kind == .line || kind == .password
                 ? ""
                 : " '"
                     + value.unicodeScalars.map {
@@ -112,7 +119,7 @@ extension ClusterModel {
             (superuserPassword, ClusterVariable.superuserPassword), (replicationPassword, .replicationPassword),
             (restAPIPassword, .restAPIPassword),
         ] {
-            try check(secret.reveal(), .line, variable.rawValue, at: reader.origin(variable))
+            try check(secret.reveal(), .password, variable.rawValue, at: reader.origin(variable))
         }
         for (role, variable) in [
             (superuser, ClusterVariable.superuserName), (replicationUser, .replicationName),
@@ -123,7 +130,8 @@ extension ClusterModel {
         let users = reader.origin(.postgresqlUsers)
         for user in self.users {
             try check(user.name, .sqlName, "postgresql_users name", at: users)
-            try check(user.password?.reveal() ?? "", .line, "the password of postgresql_users \(user.name)", at: users)
+            try check(
+                user.password?.reveal() ?? "", .password, "the password of postgresql_users \(user.name)", at: users)
         }
         for database in databases {
             try check(database.name, .sqlName, "postgresql_databases db", at: reader.origin(.postgresqlDatabases))
