@@ -1,8 +1,12 @@
 import Keel
 
 /// SSH between cluster hosts for `user`: its private key, the one public key it accepts, and the host keys of
-/// the hosts it talks to, taken from those hosts' facts (never trusted on first use).
+/// the hosts it talks to, taken from those hosts' facts (never trusted on first use). The key it accepts works
+/// only from those hosts' addresses, and runs pgbackrest only: a stolen key is no shell here.
 struct SSHTrust: Role {
+    /// The forced command of the accepted key.
+    static let command = "/usr/local/lib/keel/pgbackrest-ssh"
+
     let user: String
     let home: String
     let key: SSHKeyPair
@@ -34,14 +38,21 @@ struct SSHTrust: Role {
                 }
                 return keys.map { "\(peer),\(model.address(of: peer)) \($0)\n" }.joined()
             }.joined()
+            Directory("/usr/local/lib/keel")
+            Template("cluster/pgbackrest/ssh-command", to: Self.command, mode: 0o755, values: [:])
             Directory("\(home)/.ssh", mode: 0o700, owner: user, group: user)
             File("\(home)/.ssh/id_ed25519", contents: .secret(key.privateKey), mode: 0o600, owner: user, group: user)
             File(
-                "\(home)/.ssh/authorized_keys", content: peerKey.publicKey + "\n", mode: 0o600, owner: user, group: user
-            )
+                "\(home)/.ssh/authorized_keys", content: authorizedKey, mode: 0o600, owner: user, group: user)
             File(
                 "\(home)/.ssh/known_hosts",
                 content: "# Managed by Keel: pinned from the hosts' own keys.\n" + knownHosts, owner: user, group: user)
         }
+    }
+
+    /// The accepted key, limited to the peers' addresses and to pgbackrest, without a terminal or forwarding.
+    var authorizedKey: String {
+        let addresses = peers.map { model.address(of: $0) }.joined(separator: ",")
+        return "from=\"\(addresses)\",restrict,command=\"\(Self.command)\" \(peerKey.publicKey)\n"
     }
 }

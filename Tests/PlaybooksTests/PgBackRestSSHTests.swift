@@ -1,0 +1,55 @@
+import Foundation
+import Keel
+import KeelTestSupport
+import Testing
+
+@testable import Playbooks
+
+@Suite("pgBackRest's SSH keys")
+struct PgBackRestSSHTests {
+    @Test("the key a host accepts works from its peers' addresses only, and runs one plain pgbackrest command")
+    func forcedCommand() throws {
+        let (model, directory) = try ClusterModelTests().load(
+            hosts: ClusterModelTests.hosts.replacingOccurrences(
+                of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]"),
+            vars: ClusterModelTests.vars + "\npgbackrest_install: true\n")
+        var facts = Facts()
+        facts.sshHostKeys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMoPU2KBpsQJr1v0OfUgC1d7YtEgLAJSHNxTzL3VtMUn"]
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        let host = HostContext(
+            name: "10.213.0.16", inventory: inventory, facts: facts,
+            peers: Dictionary(uniqueKeysWithValues: model.databaseHosts.map { ($0, facts) }))
+        let backups = try #require(model.backups)
+        guard case .host(_, let databaseKey, let repositoryKey) = backups.repository else {
+            Issue.record("a repository host")
+            return
+        }
+        let trust = SSHTrust(
+            user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
+            from: model.databaseHosts, host: host, model: model)
+        #expect(
+            trust.authorizedKey
+                == "from=\"10.213.0.11,10.213.0.12,10.213.0.13\",restrict,command=\"/usr/local/lib/keel/pgbackrest-ssh\" "
+                + databaseKey.publicKey + "\n")
+
+        // The forced command itself, with a stand-in pgbackrest that says what it was given.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("templates/cluster/pgbackrest/ssh-command").path
+        let bin = directory + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\necho \"ran $*\"\n".write(toFile: bin + "/pgbackrest", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/pgbackrest")
+        let marker = directory + "/marker"
+        for (command, ran) in [
+            ("pgbackrest --stanza=lab --remote-type=repo archive-push:remote", true),
+            ("pgbackrest --stanza=lab info; touch \(marker)", false), ("pgbackrest $(touch \(marker))", false),
+            ("pgbackrest info\ntouch \(marker)", false), ("touch \(marker)", false),
+        ] {
+            let (status, output) = try Shell.capture(
+                "/bin/sh", [script],
+                environment: ["SSH_ORIGINAL_COMMAND": command, "PATH": bin + ":/usr/bin:/bin"])
+            #expect((status == 0 && output.hasPrefix("ran --stanza=lab")) == ran, "\(command): \(status) \(output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+}
