@@ -4,7 +4,8 @@ import KeelSSH
 import KeelTestSupport
 import Testing
 
-@Suite("SFTP uploads and downloads against a real sshd")
+/// One test at a time: two of them count the staging files every upload through `become` leaves in /tmp.
+@Suite("SFTP uploads and downloads against a real sshd", .serialized)
 struct FileTransferTests {
     @Test("a 64 MB upload arrives with the same checksum, mode set, no temporary file left")
     func largeUpload() async throws {

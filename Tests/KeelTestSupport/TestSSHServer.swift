@@ -160,6 +160,18 @@ public enum TestUser {
 /// Runs local programs with `posix_spawn` and `waitpid`: Foundation's `Process` on Linux can stall reaping
 /// children while a long-running one (an sshd) is alive.
 public enum Shell {
+    /// Writes an executable script through a close-on-exec descriptor: a process another test forks meanwhile
+    /// must not keep it open for writing, which would make running it fail with "text file busy".
+    public static func writeExecutable(_ path: String, _ contents: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        defer { close(fd) }
+        let bytes = Array(contents.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+
     /// Runs `executable` to completion and returns its combined output; throws when it exits non-zero.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {

@@ -64,8 +64,7 @@ struct PostgresResourceTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         // A stand-in for runuser that prints what psql would read.
         let runuser = scratch.appendingPathComponent("runuser").path
-        try "#!/bin/sh\ncat\n".write(toFile: runuser, atomically: true, encoding: .utf8)
-        chmod(runuser, 0o755)
+        try Shell.writeExecutable(runuser, "#!/bin/sh\ncat\n")
         let marker = scratch.appendingPathComponent("pwned").path
         let name = "app\nKEEL_SQL\ntouch \(marker)\n'$(touch \(marker))"
         let probe = PostgresRole(name).probe

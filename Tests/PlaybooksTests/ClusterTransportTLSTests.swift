@@ -34,6 +34,11 @@ struct ClusterTransportTLSTests {
             steps.compactMap { $0.resource as? File }.first { $0.path == "/etc/etcd/tls/server.key" })
         #expect(key.mode == 0o600 && key.owner == "etcd")
         guard case .secret = key.contents else { Issue.record("the key is not a secret"); return }
+        // A changed file or certificate restarts the members one at a time (a later serial play), never all at once.
+        let rolling = EtcdPlays.rollingRestart(model, host: member.name)
+        #expect(steps.first { ($0.resource as? Template)?.path == "/etc/default/etcd" }?.handlers == [rolling.handler])
+        #expect(
+            steps.first { ($0.resource as? File)?.path == "/etc/etcd/tls/server.crt" }?.handlers == [rolling.handler])
         let conf = try rendered(steps, "/etc/default/etcd", on: member)
         for line in [
             #"ETCD_LISTEN_CLIENT_URLS="https://10.213.0.21:2379,https://127.0.0.1:2379""#,

@@ -24,9 +24,7 @@ struct EtcdStandaloneResetTests {
             "systemctl": "exit 0", "touch": "exit 0", "rm": "echo \"$*\" >> \(shellQuote(log))",
         ]
         for (name, body) in stubs {
-            let path = scratch.appendingPathComponent(name).path
-            try "#!/bin/sh\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
+            try Shell.writeExecutable(scratch.appendingPathComponent(name).path, "#!/bin/sh\n\(body)\n")
         }
         let (_, directory) = try ClusterModelTests().load()
         let inventory = try Inventory.load(path: directory + "/hosts.ini")

@@ -37,8 +37,7 @@ struct PgBackRestSSHTests {
             .deletingLastPathComponent().appendingPathComponent("templates/cluster/pgbackrest/ssh-command").path
         let bin = directory + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try "#!/bin/sh\necho \"ran $*\"\n".write(toFile: bin + "/pgbackrest", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/pgbackrest")
+        try Shell.writeExecutable(bin + "/pgbackrest", "#!/bin/sh\necho \"ran $*\"\n")
         let marker = directory + "/marker"
         for (command, ran) in [
             ("pgbackrest --stanza=lab --remote-type=repo archive-push:remote", true),

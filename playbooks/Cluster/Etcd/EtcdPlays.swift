@@ -8,4 +8,19 @@ enum EtcdPlays {
             EtcdRole(host: host, model: model).steps
         }
     }
+
+    /// Members whose configuration or certificate changed restart one at a time, each healthy before the next:
+    /// the cluster keeps its quorum, and Patroni its DCS.
+    static func restarts(_ model: ClusterModel) -> Play {
+        Play("etcd restarts", on: "etcd_cluster", serial: 1, anyErrorsFatal: true, tags: ["etcd"]) { host in
+            rollingRestart(model, host: host.name).due
+        }
+    }
+
+    static func rollingRestart(_ model: ClusterModel, host: String) -> RollingRestart {
+        RollingRestart(
+            "etcd", command: "systemctl restart etcd",
+            ready: "for i in $(seq 60); do \(Etcdctl(model, member: model.address(of: host)).health()) >/dev/null 2>&1 "
+                + "&& exit 0; sleep 1; done; echo 'etcd is not healthy after 60 s' >&2; exit 1")
+    }
 }

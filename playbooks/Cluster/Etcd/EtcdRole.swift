@@ -7,10 +7,11 @@ struct EtcdRole: Role {
     let model: ClusterModel
 
     var steps: [Step] {
+        let restart = EtcdPlays.rollingRestart(model, host: host.name).handler
         Package("etcd-server", "etcd-client")
         EtcdStandaloneReset()
         if model.etcdTLS, let tls = model.tls, let issued = tls.hosts[host.name] {
-            TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [.restart("etcd")]).steps
+            TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [restart]).steps
         }
         Template(
             "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
@@ -21,7 +22,9 @@ struct EtcdRole: Role {
                 "authority": .string(TLSFiles.etcd.authority), "certificate": .string(TLSFiles.etcd.certificate),
                 "key": .string(TLSFiles.etcd.key),
             ]
-        ).onChange(.restart("etcd"))
+        ).onChange(restart)
+        // A member that runs is marked for the rolling restart now; one that does not starts with the new files.
+        FlushHandlers()
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.
         Command(
             "systemctl enable etcd && systemctl start --no-block etcd",

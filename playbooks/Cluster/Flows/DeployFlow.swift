@@ -14,6 +14,7 @@ public enum DeployFlow: ClusterFlow {
             HostPlays.preflight(model)
             HostPlays.common(model)
             EtcdPlays.cluster(model)
+            EtcdPlays.restarts(model)
             PostgreSQLPlays.standaloneTakeover(model)
             PatroniPlays.members(model, wheel: patroniWheel)
             PgBackRestPlays.setup(model)

@@ -24,13 +24,21 @@ struct PgBouncerRole: Role {
             ], isSecret: true
         ).onChange(.reload("pgbouncer"))
         Template(
+            "cluster/pgbouncer/listen.ini", to: "/etc/pgbouncer/listen.ini", mode: 0o640, owner: "postgres",
+            group: "postgres",
+            values: [
+                "member": .string(host.name),
+                // With the VIP on the leader, PgBouncer listens on every address there.
+                "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
+                "port": .int(model.pgbouncerPort),
+            ]
+        ).onChange(.restart("pgbouncer"))
+        // The rest is read again on reload: pooled connections stay.
+        Template(
             "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
             group: "postgres",
             values: [
-                "cluster": .string(model.name), "member": .string(host.name),
-                // With the VIP on the leader, PgBouncer listens on every address there.
-                "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
-                "port": .int(model.pgbouncerPort), "postgres_port": .int(model.postgresPort),
+                "cluster": .string(model.name), "member": .string(host.name), "postgres_port": .int(model.postgresPort),
                 "superuser": .string(model.superuser),
                 "max_client_conn": .int(model.pgbouncerMaxClientConnections),
                 "tls": .bool(model.tls != nil && model.pgbouncerClientTLS != "disable"),
@@ -45,7 +53,7 @@ struct PgBouncerRole: Role {
                         ])
                     }),
             ]
-        ).onChange(.restart("pgbouncer"))
+        ).onChange(.reload("pgbouncer"))
         Service("pgbouncer", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(model.pgbouncerPort, host: "127.0.0.1", timeout: .seconds(30))
