@@ -1,5 +1,6 @@
 import Foundation
 import Keel
+import KeelTestSupport
 import Testing
 
 @testable import Playbooks
@@ -122,5 +123,45 @@ extension PatroniConfigTests {
             rule.hasSuffix("postgres ALL=(root) NOPASSWD: /usr/local/sbin/keel-vip up, /usr/local/sbin/keel-vip down\n")
         )
         #expect(sudoers.mode == 0o440)
+    }
+
+    @Test(
+        "a rolling restart hands the leader's role over first (a switchover, not a failover), then restarts it",
+        arguments: [
+            (true, ["primary", "switchover", "primary", "primary", "primary", "restart"]),
+            (false, ["primary", "restart"]),
+        ])
+    func leaderHandsOver(isLeader: Bool, expected: [String]) throws {
+        let (model, _) = try ClusterModelTests().load()
+        let restart = PatroniRestarts.changedFiles(model, host: "10.213.0.11")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-restart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let log = scratch.appendingPathComponent("calls").path
+        // The member is the primary until the switchover, and two checks later it is not.
+        let state = scratch.appendingPathComponent("leader").path
+        if isLeader { FileManager.default.createFile(atPath: state, contents: Data("2".utf8)) }
+        try Shell.writeExecutable(
+            scratch.appendingPathComponent("curl").path,
+            """
+            #!/bin/sh
+            case "$*" in
+            *switchover*) echo switchover >> \(log); exit 0;;
+            *primary*) echo primary >> \(log)
+                [ -e \(state) ] || exit 22
+                n=$(cat \(state)); [ "$n" = 0 ] && exit 22
+                grep -q switchover \(log) && echo $((n - 1)) > \(state); exit 0;;
+            esac
+            exit 22
+
+            """)
+        try Shell.writeExecutable(
+            scratch.appendingPathComponent("systemctl").path,
+            "#!/bin/sh\ncase \"$*\" in *try-restart*) echo restart >> \(log);; esac\nexit 0\n")
+        let (status, output) = try Shell.capture(
+            "/bin/sh", ["-c", restart.command], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+        #expect(status == 0, "\(output)")
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(calls == expected, "\(restart.command)")
     }
 }

@@ -2,11 +2,24 @@ import Keel
 
 /// The two ways Keel (re)starts a member's Patroni one member at a time, each back in service before the next.
 enum PatroniRestarts {
-    /// A changed unit or password file: the running Patroni must read it.
+    /// A changed unit or password file: the running Patroni must read it. The leader first hands over to a
+    /// replica (a switchover, not a failover); when none can take over, or the running Patroni refuses the
+    /// credentials just changed, it restarts as the leader. With synchronous replication, the next member waits
+    /// until a synchronous standby is named again, so a promotable member exists at every step.
     static func changedFiles(_ model: ClusterModel, host: String) -> RollingRestart {
-        RollingRestart(
-            "patroni", command: Handler.restartIfRunning("patroni").command,
-            ready: PatroniAPI(model, member: host).waitInService)
+        let api = PatroniAPI(model, member: host)
+        let handOver =
+            "if \(api.isPrimary); then "
+            + api.send("POST", "/switchover", json: #"{"leader": \#(JSONValue.string(host).json)}"#, timeout: 30)
+            + " && for i in $(seq 60); do \(api.isPrimary) || break; sleep 1; done; fi; "
+        var ready = api.waitInService
+        if model.synchronousMode && model.databaseHosts.count > 1 {
+            ready =
+                "( \(ready) ) && for i in $(seq 120); do { \(PatroniAPI.fromAnyMember(model, "/cluster")); } "
+                + "| grep -q '\"role\": \"sync_standby\"' && exit 0; sleep 1; done; "
+                + "echo 'no synchronous standby after 120 s' >&2; exit 1"
+        }
+        return RollingRestart("patroni", command: handOver + Handler.restartIfRunning("patroni").command, ready: ready)
     }
 
     /// Left by ``OldPatroniStop`` on a member whose older Patroni it stopped.
