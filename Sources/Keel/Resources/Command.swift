@@ -6,12 +6,18 @@ public struct Command: Resource {
     public var unless: String?
     /// Bytes for the command's standard input (secrets go here).
     public var input: Secret?
+    /// How long the command may run.
+    public var timeout: Duration
 
-    public init(_ command: String, creates: String? = nil, unless: String? = nil, input: Secret? = nil) {
+    public init(
+        _ command: String, creates: String? = nil, unless: String? = nil, input: Secret? = nil,
+        timeout: Duration = .seconds(600)
+    ) {
         self.command = command
         self.creates = creates
         self.unless = unless
         self.input = input
+        self.timeout = timeout
     }
 
     public var description: String { "command \(command)" }
@@ -28,6 +34,6 @@ public struct Command: Resource {
     public var affectsOtherResources: Bool { true }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["guard"] == "satisfied" ? [] : [Change("run", .shell(command, input: input))]
+        output.fields["guard"] == "satisfied" ? [] : [Change("run", .shell(command, input: input, timeout: timeout))]
     }
 }

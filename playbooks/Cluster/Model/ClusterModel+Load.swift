@@ -67,6 +67,7 @@ extension ClusterModel {
             if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
         }
+        model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {

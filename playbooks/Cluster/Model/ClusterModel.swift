@@ -50,6 +50,9 @@ public struct ClusterModel: Sendable {
     public var patroniVersion: String
     /// Whether Keel may replace a Patroni older than 3.0.3 that already runs with etcd v3 (`keel_upgrade_patroni`).
     public var upgradePatroni: Bool
+    /// How long a step that copies the whole database may take: a replica's clone, the first full backup
+    /// (`keel_data_copy_timeout`, seconds).
+    public var dataCopyTimeout: Duration = .seconds(21_600)
     public var withHAProxy: Bool
     public var haproxyPorts: HAProxyPorts
     public var vip: VIP?

@@ -51,6 +51,7 @@ enum ClusterVariable: String, CaseIterable {
     case etcdTLS = "etcd_tls_enable"
     case pgbouncerClientTLSMode = "pgbouncer_client_tls_sslmode"
     case upgradePatroni = "keel_upgrade_patroni"
+    case dataCopyTimeout = "keel_data_copy_timeout"
 
     /// postgresql_cluster's per-host flags, accepted without being used.
     static let ignored: Set<String> = [

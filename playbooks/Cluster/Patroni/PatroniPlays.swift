@@ -82,10 +82,11 @@ enum PatroniPlays {
     }
 }
 
-/// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough).
+/// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough):
+/// a new replica first copies the whole database, so the wait is `keel_data_copy_timeout` long.
 struct MemberInService: Role {
     let model: ClusterModel
     let host: String
 
-    var steps: [Step] { WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: .seconds(600)) }
+    var steps: [Step] { WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: model.dataCopyTimeout) }
 }

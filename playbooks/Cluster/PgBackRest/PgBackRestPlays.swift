@@ -41,7 +41,8 @@ enum PgBackRestPlays {
             ) { host in
                 PgBackRestFirstBackup(
                     backups,
-                    onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil
+                    onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil,
+                    timeout: model.dataCopyTimeout
                 ).steps
             }
         ]

@@ -5,8 +5,23 @@ import Testing
 
 @testable import Playbooks
 
-@Suite("pgBackRest's SSH keys")
-struct PgBackRestSSHTests {
+@Suite("pgBackRest's SSH keys and first backup")
+struct PgBackRestRoleTests {
+    @Test("the first full backup runs as a transient unit the deploy waits for, up to keel_data_copy_timeout")
+    func firstBackupDetached() throws {
+        let (model, _) = try ClusterModelTests().load(
+            hosts: ClusterModelTests.hosts.replacingOccurrences(
+                of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]"),
+            vars: ClusterModelTests.vars + "\npgbackrest_install: true\nkeel_data_copy_timeout: 90000\n")
+        #expect(model.dataCopyTimeout == .seconds(90_000))
+        let steps = PgBackRestFirstBackup(try #require(model.backups), onlyIf: nil, timeout: model.dataCopyTimeout)
+            .steps
+        let commands = steps.compactMap { $0.resource as? Command }
+        #expect(commands.count == 3 && commands[1].command.contains("systemd-run --quiet --unit=keel-first-backup "))
+        #expect(commands[1].unless?.hasSuffix("|| systemctl is-active -q keel-first-backup") == true)
+        #expect(commands[2].timeout == .seconds(90_000) && commands[2].command.hasPrefix("while systemctl is-active"))
+    }
+
     @Test("the key a host accepts works from its peers' addresses only, and runs one plain pgbackrest command")
     func forcedCommand() throws {
         let (model, directory) = try ClusterModelTests().load(
