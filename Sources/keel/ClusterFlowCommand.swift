@@ -20,7 +20,9 @@ struct ClusterFlowOptions: ParsableArguments {
         } catch {
             throw CLIError(error.description)
         }
-        let wheel = flow.needsPatroniWheel ? try PatroniWheel.load(version: model.patroniVersion) : []
+        let wheel =
+            flow.needsPatroniWheel
+            ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []
         // Under --check nothing is written, the secrets file included.
         if flow.writesSecrets, !run.check { try secrets.save() }
         try await run.apply(

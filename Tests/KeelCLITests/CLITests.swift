@@ -112,12 +112,14 @@ struct CLITests {
             ansible_user=\(server.user)
             ansible_ssh_private_key_file=\(server.keys.clientEd25519)
             keel_known_hosts_file=\(try server.knownHosts())
+            patroni_wheel_sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
             """.write(toFile: inventory, atomically: true, encoding: .utf8)
             let impostor = server.freshPath("impostor_known_hosts")
             let strangerKey = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
                 .split(separator: " ").prefix(2).joined(separator: " ")
             try "[127.0.0.1]:\(server.port) \(strangerKey)\n".write(toFile: impostor, atomically: true, encoding: .utf8)
-            // deploy reads the Patroni wheel before it connects; a placeholder keeps it from reaching PyPI.
+            // deploy reads the Patroni wheel before it connects; an empty placeholder (its SHA-256 given above) keeps
+            // it from reaching PyPI.
             let wheels = server.freshPath("wheels")
             try FileManager.default.createDirectory(atPath: wheels, withIntermediateDirectories: true)
             #expect(

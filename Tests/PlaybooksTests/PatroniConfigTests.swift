@@ -165,3 +165,30 @@ extension PatroniConfigTests {
         #expect(calls == expected, "\(restart.command)")
     }
 }
+
+extension PatroniConfigTests {
+    @Test("the Patroni wheel root runs must have the pinned SHA-256; a release Keel does not pin needs one given")
+    func wheelPinned() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-wheel-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("not patroni".utf8).write(to: URL(fileURLWithPath: directory + "/patroni-4.1.5-py3-none-any.whl"))
+        #expect {
+            try PatroniWheel.load(version: "4.1.5", digest: PatroniWheel.pinned["4.1.5"] ?? "", from: directory)
+        } throws: {
+            "\($0)".contains("has SHA-256 ") && "\($0)".contains("delete it and run again")
+        }
+        // sha256("not patroni")
+        let digest = try Shell.run("/bin/sh", ["-c", "printf 'not patroni' | sha256sum | cut -c1-64"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try PatroniWheel.load(version: "4.1.5", digest: digest, from: directory) == Array("not patroni".utf8))
+
+        let unpinned = ClusterModelTests().error(vars: ClusterModelTests.vars + "\npatroni_version: \"4.0.7\"\n")
+        #expect(unpinned?.message.contains("Keel pins no SHA-256 for the Patroni 4.0.7 wheel") == true)
+        let (given, _) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars
+                + "\npatroni_version: \"4.0.7\"\npatroni_wheel_sha256: \"\(digest.uppercased())\"\n")
+        #expect(given.patroniWheelDigest == digest)
+    }
+}

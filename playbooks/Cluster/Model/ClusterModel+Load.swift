@@ -67,6 +67,7 @@ extension ClusterModel {
             if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
         }
+        model.patroniWheelDigest = try wheelDigest(reader, version: model.patroniVersion)
         model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
@@ -108,6 +109,26 @@ extension ClusterModel {
                 "cannot make the cluster's TLS certificates: \(error)", at: reader.origin(.tlsCertGenerate),
                 hint: "check the tls_* entries of .keel-secrets.yml, or set tls_cert_generate: false")
         }
+    }
+
+    /// `patroni_wheel_sha256`, else the digest Keel pins for `version`.
+    private static func wheelDigest(_ reader: VariableReader, version: String) throws(InventoryError) -> String {
+        if let digest = try reader.string(.patroniWheelDigest) {
+            guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
+                throw InventoryError(
+                    "patroni_wheel_sha256 '\(digest)' is not a SHA-256 (64 hex digits)",
+                    at: reader.origin(.patroniWheelDigest))
+            }
+            return digest.lowercased()
+        }
+        guard let pinned = PatroniWheel.pinned[version] else {
+            throw InventoryError(
+                "Keel pins no SHA-256 for the Patroni \(version) wheel, and root would run code from it on every "
+                    + "database host", at: reader.origin(.patroniVersion),
+                hint: "give patroni_wheel_sha256 (the digest PyPI lists for patroni-\(version)-py3-none-any.whl), "
+                    + "or remove patroni_version for Keel's release")
+        }
+        return pinned
     }
 
     /// `cluster_vip` on the balancers when HAProxy runs, else on the leader; nil when it is empty.

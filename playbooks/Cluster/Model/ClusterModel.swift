@@ -48,6 +48,8 @@ public struct ClusterModel: Sendable {
     public var retryTimeout: Int
     /// The Patroni release installed from the pushed wheel.
     public var patroniVersion: String
+    /// The SHA-256 its wheel must have: pinned by Keel for the releases it knows, else `patroni_wheel_sha256`.
+    public var patroniWheelDigest = ""
     /// Whether Keel may replace a Patroni older than 3.0.3 that already runs with etcd v3 (`keel_upgrade_patroni`).
     public var upgradePatroni: Bool
     /// How long a step that copies the whole database may take: a replica's clone, the first full backup
