@@ -37,6 +37,13 @@ struct InventoryErrorTests {
         #expect(error.message.contains("hosts.ini:2"))
     }
 
+    @Test("a group_vars that is not a readable folder stops the load instead of giving every variable its default")
+    func unreadableGroupVars() throws {
+        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars": "patroni_ttl: 30\n"])
+        let error = try #require(fixture.error(loading: "hosts.ini"))
+        #expect(error.message.contains("cannot read the variables folder") && error.message.hasSuffix("/group_vars"))
+    }
+
     @Test("a host's two different passwords are not shown in the error")
     func conflictingSecret() throws {
         let fixture = try InventoryFixture([

@@ -35,14 +35,27 @@ extension Inventory {
     /// Variables from `NAME.yml`, `NAME.yaml`, `NAME` or every YAML file in a folder `NAME/`, keyed by NAME.
     private static func variableFiles(in directory: String) throws(InventoryError) -> [String: [String: Variable]] {
         let manager = FileManager.default
-        guard let entries = try? manager.contentsOfDirectory(atPath: directory) else { return [:] }
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: directory, isDirectory: &isFolder) else { return [:] }
+        // One that is there but is no folder, or cannot be read, would silently give every setting its default.
+        guard isFolder.boolValue, let entries = try? manager.contentsOfDirectory(atPath: directory) else {
+            throw InventoryError(
+                "cannot read the variables folder \(directory)",
+                hint: "make it a readable folder of YAML files: every variable in it would otherwise fall back to "
+                    + "its default")
+        }
         var result: [String: [String: Variable]] = [:]
         for entry in entries.sorted() where !entry.hasPrefix(".") {
             let path = (directory as NSString).appendingPathComponent(entry)
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
             if isDirectory.boolValue {
-                let files = ((try? manager.contentsOfDirectory(atPath: path)) ?? []).sorted().filter(isVariableFile)
+                guard let listed = try? manager.contentsOfDirectory(atPath: path) else {
+                    throw InventoryError(
+                        "cannot read the variables folder \(path)",
+                        hint: "check its permissions: every variable in it would otherwise fall back to its default")
+                }
+                let files = listed.sorted().filter(isVariableFile)
                 for file in files {
                     result[entry, default: [:]].merge(
                         try variables(fromFile: (path as NSString).appendingPathComponent(file))
