@@ -33,8 +33,10 @@ enum HostKeyVerifier {
                 message: "cannot read known_hosts file \(path)", libssh2Code: code, libssh2Message: message)
         }
 
+        // Off port 22 only the `[host]:port` entry counts (port -1 makes libssh2 compare that name alone): given
+        // the port, it would also try the plain host's entry, whose match hides a changed key on this port.
         let result = keel_knownhost_checkp(
-            knownHosts, configuration.host, Int32(configuration.port), key, keyLength, knownHostKeyType(keyType))
+            knownHosts, host, configuration.port == 22 ? 22 : -1, key, keyLength, knownHostKeyType(keyType))
         switch result {
         case LIBSSH2_KNOWNHOST_CHECK_MATCH:
             return

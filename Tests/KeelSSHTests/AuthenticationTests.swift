@@ -23,6 +23,23 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("off port 22, a plain entry for the host with the right key does not hide a changed [host]:port key")
+    func portEntryWins() async throws {
+        try await TestSSHServer.with { server in
+            let knownHosts = server.freshPath("known_hosts")
+            let impostor = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
+                .split(separator: " ").prefix(2).joined(separator: " ")
+            let real = try String(contentsOfFile: server.keys.hostEd25519 + ".pub", encoding: .utf8)
+                .split(separator: " ").prefix(2).joined(separator: " ")
+            try "[127.0.0.1]:\(server.port) \(impostor)\n127.0.0.1 \(real)\n".write(
+                toFile: knownHosts, atomically: true, encoding: .utf8)
+            let error = await sshError {
+                _ = try await SSHConnection.connect(server.configuration(knownHosts: knownHosts))
+            }
+            #expect(error?.code == .hostKeyMismatch, "\(String(describing: error))")
+        }
+    }
+
     @Test("an unknown host key is refused in strict mode and recorded with accept-new")
     func unknownHostKey() async throws {
         try await TestSSHServer.with { server in
