@@ -242,8 +242,11 @@ final class SessionOwner: @unchecked Sendable {
             descriptors.append(pollfd(fd: socket, events: Int16(events == 0 ? Int32(POLLIN) : events), revents: 0))
         }
         var timeout = Int32(max(1, configuration.keepaliveInterval) * 1000)
+        // A deadline already past was acted on in `advance` (the operation aborted); counting it again would make
+        // every poll return at once, and the thread spin while an aborted transfer waits on the network.
+        let now = ContinuousClock.now
         for operation in active + waiting {
-            for instant in [operation.deadline, operation.retryAt].compactMap(\.self) {
+            for instant in [operation.deadline, operation.retryAt].compactMap(\.self) where instant > now {
                 timeout = min(timeout, PollTimeout.milliseconds(until: instant))
             }
         }
