@@ -65,6 +65,11 @@ struct RunArguments: ParsableArguments {
         finished: (Recap) throws -> Void = { _ in }
     ) async throws {
         let (inventory, _) = try inventoryOptions.load()
+        // Checked before any host is touched: failed hosts must have somewhere to go.
+        let retryFolder = (retryFile as NSString).deletingLastPathComponent
+        guard FileManager.default.isWritableFile(atPath: retryFolder.isEmpty ? "." : retryFolder) else {
+            throw CLIError("--retry-file \(retryFile): its folder does not exist or cannot be written")
+        }
         let options = RunOptions(
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
             limit: inventoryOptions.limit,
@@ -85,8 +90,12 @@ struct RunArguments: ParsableArguments {
         }
         try finished(recap)
         if !recap.failedHosts.isEmpty {
-            try recap.failedHosts.joined(separator: "\n").appending("\n").write(
-                toFile: retryFile, atomically: true, encoding: .utf8)
+            do {
+                try recap.failedHosts.joined(separator: "\n").appending("\n").write(
+                    toFile: retryFile, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIError("cannot write the failed hosts to \(retryFile): \(error.localizedDescription)")
+            }
             Terminal.write("failed hosts written to \(retryFile); retry them with --limit @\(retryFile)\n")
             throw ExitCode.failure
         }

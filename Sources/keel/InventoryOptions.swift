@@ -10,6 +10,12 @@ struct InventoryOptions: ParsableArguments {
     @Option(name: .long, help: "Only hosts matching this pattern (group, host, glob, a:b, a:!b, a:&b, @file).")
     var limit: String?
 
+    func validate() throws {
+        if let limit, limit.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--limit is empty (an unset shell variable?); leave it out to select every host")
+        }
+    }
+
     /// Loads the inventory and the hosts selected by `--limit`, or exits with the inventory's error.
     func load() throws -> (Inventory, [String]) {
         do {
@@ -45,6 +51,13 @@ struct ConnectionArguments: ParsableArguments {
         name: [.customShort("k"), .long], help: "Ask for the SSH password (else KEEL_SSH_PASSWORD, if set, is offered)."
     )
     var askPass = false
+
+    func validate() throws {
+        guard (1...256).contains(forks) else { throw ValidationError("--forks must be from 1 to 256, not \(forks)") }
+        guard (1...600).contains(connectTimeout) else {
+            throw ValidationError("--connect-timeout must be from 1 to 600 seconds, not \(connectTimeout)")
+        }
+    }
 
     /// Connection options, asking for key passphrases the environment does not give.
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {

@@ -14,6 +14,12 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
+    func validate() throws {
+        if inventoryOptions.limit != nil {
+            throw ValidationError("keel status reports the whole cluster; --limit does not apply to it")
+        }
+    }
+
     func run() async throws {
         let (inventory, _) = try inventoryOptions.load()
         let hosts = try targets(of: inventory, inventory.hostNames)

@@ -163,4 +163,25 @@ struct CLITests {
         #expect(
             output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
     }
+
+    @Test(
+        "bad flag values are refused by name before any host is contacted",
+        arguments: [
+            (["ping", "--limit", ""], "--limit is empty (an unset shell variable?)"),
+            (["ping", "--forks", "0"], "--forks must be from 1 to 256, not 0"),
+            (["exec", "--connect-timeout", "0", "--", "true"], "--connect-timeout must be from 1 to 600 seconds"),
+            (["status", "--limit", "pg1"], "keel status reports the whole cluster; --limit does not apply to it"),
+            (
+                ["apply", "bench-files", "--retry-file", "/nonexistent-keel/retry"],
+                "--retry-file /nonexistent-keel/retry"
+            ),
+        ])
+    func badFlags(arguments: [String], message: String) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-flags-\(UUID().uuidString).ini")
+            .path
+        // A host nothing listens for: trying it would end in a connection error, not in `message`.
+        try "[db]\npg1 ansible_host=10.213.0.250\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, output) = try await KeelBinary.run([arguments[0], "-i", path] + arguments.dropFirst())
+        #expect(status != 0 && output.contains(message) && !output.contains("10.213.0.250"), "\(output)")
+    }
 }

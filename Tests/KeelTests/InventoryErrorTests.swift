@@ -37,6 +37,29 @@ struct InventoryErrorTests {
         #expect(error.message.contains("hosts.ini:2"))
     }
 
+    @Test("a YAML alias bomb and a huge host range are refused within a second, naming the file and line")
+    func boundedInput() throws {
+        var bomb = "a: &a [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n"
+        for level in 1...9 {
+            let previous = Character(UnicodeScalar(UInt8(96 + level)))
+            let name = Character(UnicodeScalar(UInt8(97 + level)))
+            bomb += "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        let start = ContinuousClock.now
+        let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml": bomb])
+        let error = try #require(fixture.error(loading: "hosts.ini"))
+        #expect(error.message.contains("all.yml stands for more values than its size allows"), "\(error.message)")
+        #expect(error.location?.line == 1)
+
+        let range = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n[replica]\nx[1:100000000]\n"])
+        let rangeError = try #require(range.error(loading: "hosts.ini"))
+        #expect(rangeError.message.contains("host range 'x[1:100000000]' stands for more than 10000 hosts"))
+        #expect(rangeError.location?.line == 4)
+        let overflow = try InventoryFixture(["hosts.ini": "[master]\nx[-9223372036854775807:9223372036854775807]\n"])
+        #expect(overflow.error(loading: "hosts.ini")?.message.contains("stands for more than") == true)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
     @Test("a group_vars that is not a readable folder stops the load instead of giving every variable its default")
     func unreadableGroupVars() throws {
         let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars": "patroni_ttl: 30\n"])

@@ -3,14 +3,39 @@ import Yams
 /// Turns YAML text into nodes and values that remember their line, with errors that name the file and line.
 enum YAMLDocument {
     static func parse(_ text: String, file: String) throws(InventoryError) -> Node? {
+        let root: Node?
         do {
-            return try Yams.compose(yaml: text)
+            root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
             throw InventoryError(
                 describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) },
                 hint: "fix the YAML syntax at that line")
         } catch {
             throw InventoryError("cannot parse YAML: \(error)", at: SourceLocation(file: file, line: 1))
+        }
+        if let root {
+            // Aliases are expanded where they are used: a few lines of anchors can stand for billions of values
+            // (an alias bomb). Without aliases a value takes at least a byte of text, so a document standing for
+            // many more values than it has bytes is refused before anything walks it.
+            var budget = 4 * text.utf8.count + 10_000
+            guard fits(root, within: &budget) else {
+                throw InventoryError(
+                    "\(file) stands for more values than its size allows once its aliases are expanded (an alias bomb?)",
+                    at: location(root, file), hint: "use fewer nested aliases (*name) in this file")
+            }
+        }
+        return root
+    }
+
+    /// Whether `node`, aliases expanded, has at most `budget` nodes; stops counting as soon as it has more.
+    private static func fits(_ node: Node, within budget: inout Int) -> Bool {
+        budget -= 1
+        guard budget >= 0 else { return false }
+        switch node {
+        case .scalar, .alias: return true
+        case .sequence(let items): return items.allSatisfy { fits($0, within: &budget) }
+        case .mapping(let entries):
+            return entries.allSatisfy { fits($0.key, within: &budget) && fits($0.value, within: &budget) }
         }
     }
 
