@@ -60,11 +60,13 @@ struct InventoryErrorTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
-    @Test("a group_vars that is not a readable folder stops the load instead of giving every variable its default")
+    @Test("a group_vars that is not a readable folder, or an empty variables file, stops the load")
     func unreadableGroupVars() throws {
         let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars": "patroni_ttl: 30\n"])
         let error = try #require(fixture.error(loading: "hosts.ini"))
         #expect(error.message.contains("cannot read the variables folder") && error.message.hasSuffix("/group_vars"))
+        let empty = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml": "# nothing\n"])
+        #expect(empty.error(loading: "hosts.ini")?.message.hasSuffix("all.yml holds no variables") == true)
     }
 
     @Test("a host's two different passwords are not shown in the error")

@@ -327,6 +327,51 @@ extension ClusterModelTests {
 
 extension ClusterModelTests {
     @Test(
+        "settings that would be silently lost are errors: a group the settings ignore, an empty or stray [master], two repository hosts, a keel_ typo",
+        arguments: [
+            (
+                hosts, "with_haproxy_load_balancing: true", "with_haproxy_load_balancing: false",
+                "[balancers] lists 10.213.0.14, 10.213.0.15, but with_haproxy_load_balancing is false"
+            ),
+            (
+                hosts.replacingOccurrences(of: "[master]\n", with: "[pgbackrest]\n10.213.0.16\n\n[master]\n"),
+                "synchronous_node_count", "synchronous_node_count",
+                "[pgbackrest] lists 10.213.0.16, but pgbackrest_install is false"
+            ),
+            (
+                hosts.replacingOccurrences(
+                    of: "[master]\n10.213.0.11 hostname=pgnode01 postgresql_exists=false\n",
+                    with: "[master]\n\n[other]\n10.213.0.11\n"), "synchronous_node_count", "synchronous_node_count",
+                "[master] lists no host"
+            ),
+            (
+                hosts.replacingOccurrences(
+                    of: "[master]\n10.213.0.11 hostname=pgnode01 postgresql_exists=false\n",
+                    with: "[master]\n10.213.0.99\n\n[other]\n10.213.0.11\n"
+                ).replacingOccurrences(
+                    of: "[postgres_cluster:children]\nmaster\nreplica",
+                    with: "[postgres_cluster:children]\nreplica\nother"),
+                "synchronous_node_count", "synchronous_node_count",
+                "the [master] host 10.213.0.99 is not in [postgres_cluster]"
+            ),
+            (
+                hosts.replacingOccurrences(
+                    of: "[master]\n", with: "[pgbackrest]\n10.213.0.16\n10.213.0.17\n\n[master]\n"),
+                "synchronous_node_count: 1", "synchronous_node_count: 1\npgbackrest_install: true",
+                "[pgbackrest] lists 2 hosts; the repository is one host"
+            ),
+            (
+                hosts, "synchronous_node_count: 1", "synchronous_node_count: 1\nkeel_upgrade_patrnoi: true",
+                "unknown variable 'keel_upgrade_patrnoi'"
+            ),
+        ])
+    func silentlyLost(hosts: String, old: String, new: String, message: String) {
+        let error = error(hosts: hosts, vars: Self.vars.replacingOccurrences(of: old, with: new))
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        if message.hasPrefix("unknown") { #expect(error?.hint == "did you mean 'keel_upgrade_patroni'?") }
+    }
+
+    @Test(
         "the bad-input review's injection cases are refused with the file and line, before any host is touched",
         arguments: [
             (

@@ -100,6 +100,8 @@ extension PatroniConfigTests {
     @Test("with the VIP on the leader, only root's helper moves it: Patroni's unit grants no capability")
     func vipWithoutCapabilities() throws {
         let (model, directory) = try ClusterModelTests().load(
+            hosts: ClusterModelTests.hosts.replacingOccurrences(
+                of: "[balancers]\n10.213.0.14\n10.213.0.15\n", with: ""),
             vars: ClusterModelTests.vars.replacingOccurrences(
                 of: "with_haproxy_load_balancing: true", with: "with_haproxy_load_balancing: false"))
         var facts = Facts()

@@ -78,7 +78,12 @@ extension Inventory {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InventoryError("cannot read variables file \(path)")
         }
-        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path) else { return [:] }
+        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path) else {
+            // An empty file (a failed copy, a truncated edit) would give every setting its default without a word.
+            throw InventoryError(
+                "variables file \(path) holds no variables", at: SourceLocation(file: path, line: 1),
+                hint: "fill it, or remove it if it is meant to be empty")
+        }
         return try YAMLDocument.variables(in: root, file: path, context: "variables file \(path)")
     }
 }

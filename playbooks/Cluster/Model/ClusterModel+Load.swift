@@ -21,10 +21,21 @@ extension ClusterModel {
         let name = try reader.string(.patroniClusterName) ?? "postgres-cluster"
         let version = try reader.int(.postgresqlVersion, in: 10...18) ?? 15
         let masters = inventory.hostNames(in: "master")
-        if masters.count > 1, let variable = inventory.groups["master"]?.location {
+        let masterLocation = inventory.groups["master"]?.location ?? SourceLocation(file: inventory.path, line: 1)
+        if masters.count > 1 {
             throw InventoryError(
-                "[master] lists \(masters.count) hosts; a cluster has one", at: variable,
+                "[master] lists \(masters.count) hosts; a cluster has one", at: masterLocation,
                 hint: "move the others to [replica]")
+        }
+        guard let master = masters.first else {
+            throw InventoryError(
+                "[master] lists no host", at: masterLocation,
+                hint: "put the host that starts the cluster (its leader at first) under [master]")
+        }
+        guard databaseHosts.contains(master) else {
+            throw InventoryError(
+                "the [master] host \(master) is not in [postgres_cluster]", at: masterLocation,
+                hint: "list master and replica under [postgres_cluster:children]")
         }
         var model = ClusterModel(
             name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
@@ -248,7 +259,7 @@ extension ClusterModel {
     private static func checkNames(_ inventory: Inventory) throws(InventoryError) {
         for host in inventory.hostNames {
             for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
-            where !ClusterVariable.isKnown(name) && !name.hasPrefix("keel_") {
+            where !ClusterVariable.isKnown(name) {
                 throw InventoryError(
                     "unknown variable '\(name)'", at: variable.origin,
                     hint: ClusterVariable.suggestion(for: name).map { "did you mean '\($0)'?" }
@@ -292,6 +303,21 @@ extension ClusterModel {
                 hint:
                     "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release"
             )
+        }
+        for (group, variable, used) in [
+            ("balancers", ClusterVariable.withHAProxy, withHAProxy), ("pgbackrest", .pgbackrestInstall, backups != nil),
+        ] where !used && !inventory.hostNames(in: group).isEmpty {
+            throw InventoryError(
+                "[\(group)] lists \(inventory.hostNames(in: group).joined(separator: ", ")), but \(variable.rawValue) "
+                    + "is false: those hosts would be left out",
+                at: inventory.groups[group]?.location ?? SourceLocation(file: inventory.path, line: 1),
+                hint: "set \(variable.rawValue): true, or empty [\(group)]")
+        }
+        if inventory.hostNames(in: "pgbackrest").count > 1 {
+            throw InventoryError(
+                "[pgbackrest] lists \(inventory.hostNames(in: "pgbackrest").count) hosts; the repository is one host",
+                at: inventory.groups["pgbackrest"]?.location ?? SourceLocation(file: inventory.path, line: 1),
+                hint: "keep one")
         }
         if withHAProxy, balancerHosts.isEmpty {
             let origin = reader.origin(.withHAProxy) ?? SourceLocation(file: inventory.path, line: 1)
