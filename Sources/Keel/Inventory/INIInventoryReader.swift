@@ -110,7 +110,7 @@ enum INIInventoryReader {
         let leadingZero = digits.count > 1 && digits.first == "0" && digits.contains { $0 != "0" }
         if !leadingZero, let number = Int(text) { return .int(number) }
         if text.contains("."), let number = Double(text) { return .double(number) }
-        if let first = text.first, first == "[" || first == "{", let node = try? Yams.compose(yaml: text) {
+        if let first = text.first, first == "[" || first == "{", let node = try? Yams.compose(yaml: text, .basic) {
             return YAMLDocument.value(of: node)
         }
         return .string(text)

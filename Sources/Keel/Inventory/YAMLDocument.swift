@@ -5,7 +5,8 @@ enum YAMLDocument {
     static func parse(_ text: String, file: String) throws(InventoryError) -> Node? {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // The basic resolver leaves plain scalars untyped: YAMLScalar types them, far faster.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw InventoryError(
                 describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) },
@@ -56,17 +57,12 @@ enum YAMLDocument {
         return variables
     }
 
-    /// The node's value, with scalars typed as YAML 1.1 resolves them (`yes` is true, `0755` is 493).
+    /// The node's value, with plain scalars typed as YAML 1.1 resolves them (`yes` is true, `0755` is 493);
+    /// quoted ones stay strings.
     static func value(of node: Node) -> InventoryValue {
         switch node {
         case .scalar(let scalar):
-            switch Tag.Name(rawValue: node.tag.description) {
-            case .null: return .null
-            case .bool: return node.bool.map(InventoryValue.bool) ?? .string(scalar.string)
-            case .int: return node.int.map(InventoryValue.int) ?? .string(scalar.string)
-            case .float: return node.float.map(InventoryValue.double) ?? .string(scalar.string)
-            default: return .string(scalar.string)
-            }
+            return scalar.style == .plain ? YAMLScalar.value(scalar.string) : .string(scalar.string)
         case .sequence(let items):
             return .list(items.map(value(of:)))
         case .mapping(let entries):
@@ -79,7 +75,7 @@ enum YAMLDocument {
     }
 
     static func isNull(_ node: Node) -> Bool {
-        if case .scalar = node { return Tag.Name(rawValue: node.tag.description) == .null }
+        if case .scalar = node { return value(of: node) == .null }
         return false
     }
 
