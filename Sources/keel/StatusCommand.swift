@@ -6,7 +6,8 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show the running cluster: members, roles, states, timelines, lag, etcd's health, the VIP and the backups.")
+            "Show the running cluster: members, roles, states, timelines, lag, etcd's health, the VIP and the backups; exit 1 when it is degraded."
+    )
 
     @OptionGroup var inventoryOptions: InventoryOptions
     @OptionGroup var connection: ConnectionArguments
@@ -35,5 +36,6 @@ struct StatusCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         Terminal.write(json ? try status.json() + "\n" : status.table)
+        if !status.problems.isEmpty { throw ExitCode.failure }
     }
 }

@@ -134,6 +134,7 @@ extension LabTests {
         #expect(healthy.contains { $0["role"] as? String == "sync_standby" }, "synchronous_mode is on by default")
         let status = try await KeelBinary.run(["status", "-i", inventory])
         #expect(status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
+        #expect(status.status == 0 && status.output.hasSuffix("\nhealthy\n"), "\(status.output)")
         let statusJSON = try await KeelBinary.run(["status", "-i", inventory, "--json"])
         #expect(
             statusJSON.output.contains(#""endpoint" : "https://10.213.0.11:2379""#),

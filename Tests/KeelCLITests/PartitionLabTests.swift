@@ -46,7 +46,16 @@ extension LabTests {
         )
         try await Task.sleep(for: .seconds(10))
         try await Lab.run("net-down", leader)
-        try await Task.sleep(for: .seconds(45))
+        try await Task.sleep(for: .seconds(35))
+        // keel status does not take the DCS's word for the member cut off: it names it, and says degraded, at once.
+        let start = ContinuousClock.now
+        let status = try await KeelBinary.run(["status", "-i", inventory])
+        let took = ContinuousClock.now - start
+        #expect(
+            status.status != 0 && status.output.contains("DEGRADED: ")
+                && status.output.contains("\(leader) does not answer (unreachable"), "\(status.output)")
+        #expect(took < .seconds(5), "keel status took \(took)")
+        try await Task.sleep(for: .seconds(10) - took)
         try await Lab.run("net-up", leader)
         for _ in 0..<60
         where try await remote(inventory, writerHost, "[ -f /tmp/writer.done ] && echo done || true") != ["done"] {

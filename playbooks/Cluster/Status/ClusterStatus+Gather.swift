@@ -1,79 +1,93 @@
+import Foundation
 import Keel
 
 extension ClusterStatus {
-    /// Reads the running cluster over SSH: the members and etcd's health from the first database host that
+    /// How long a host may take to connect before status calls it unreachable: status answers in seconds even
+    /// with a host cut off.
+    static let connectTimeout: Duration = .seconds(3)
+
+    /// Reads the running cluster over SSH, every host at once: each database host's own Patroni (so a member
+    /// the DCS still lists but that no longer answers is seen), the members and etcd's health from the first that
     /// answers, the backups from the repository (on the repository host, or on that member for a shared
-    /// repository), and which host holds the VIP.
+    /// repository), and which hosts hold the VIP. The verdict follows in ``problems``.
     /// - Throws: ``StatusError`` when no database host answers.
     public static func gather(
         _ model: ClusterModel, inventory: Inventory, connection: ConnectionOptions, forks: Int
     ) async throws -> ClusterStatus {
-        let fleet = Fleet(options: connection, forks: 1)
-        var failures: [String] = []
-        for host in model.databaseHosts {
-            let outcome = await fleet.run([try inventory.target(for: host)]) { target, transport in
-                var status = try await read(model, host: target.name, transport: transport)
-                if let backups = model.backups, backups.repositoryHost == nil {
-                    do {
-                        status.backups = try await BackupStatus.read(backups, host: target.name, transport: transport)
-                    } catch {
-                        status.backupError = "\(error)"
-                    }
-                }
-                return status
-            }[0]
+        var options = connection
+        options.connectTimeout = min(connection.connectTimeout, connectTimeout)
+        let fleet = Fleet(options: options, forks: max(forks, model.allHosts.count))
+        async let vipHolders = holders(of: model.vip, model: model, inventory: inventory, fleet: fleet)
+        async let repository = repositoryBackups(model, inventory: inventory, fleet: fleet)
+        let hosts = model.databaseHosts
+        let outcomes = await fleet.run(
+            try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
+        ) { target, transport in
+            try await read(model, host: target.name, transport: transport)
+        }
+        var status: ClusterStatus?
+        var unconfirmed: [String: String] = [:]
+        for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
-            case .done(var status, _):
-                if let backups = model.backups, let repositoryHost = backups.repositoryHost {
-                    do {
-                        status.backups = try await BackupStatus.read(
-                            backups, on: repositoryHost, inventory: inventory, fleet: fleet)
-                    } catch {
-                        status.backupError = "\(error)"
-                    }
-                }
-                if let vip = model.vip {
-                    status.vipHolder = try await holder(
-                        of: vip, model: model, inventory: inventory, fleet: Fleet(options: connection, forks: forks))
-                }
-                return status
-            case .unreachable(let error), .failed(let error):
-                failures.append("\(host): \(error)")
+            case .done(let read, _):
+                if status == nil { status = read }
+                if let reason = read.unconfirmed[host] { unconfirmed[host] = reason }
+            case .unreachable(let error): unconfirmed[host] = "unreachable: \(error)"
+            case .failed(let error): unconfirmed[host] = "\(error)"
             }
         }
-        throw StatusError(description: "no member answered:\n" + failures.joined(separator: "\n"))
+        guard var status else {
+            throw StatusError(
+                description: "no member answered:\n"
+                    + hosts.map { "\($0): \(unconfirmed[$0] ?? "no answer")" }.joined(separator: "\n"))
+        }
+        status.unconfirmed = unconfirmed
+        status.vipHolders = try await vipHolders
+        if let (backups, error) = await repository {
+            status.backups = backups
+            status.backupError = error
+        }
+        status.problems = status.findProblems(model)
+        return status
     }
 
-    /// The host that holds `vip`, among the hosts that may.
-    private static func holder(of vip: VIP, model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
-        -> String?
+    /// The hosts that hold `vip`, among those that may.
+    private static func holders(of vip: VIP?, model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
+        -> [String]
     {
+        guard let vip else { return [] }
         let candidates = vip.candidates(in: model)
         let outcomes = await fleet.run(
             try candidates.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { _, transport in
-            try await transport.run(holdsVIP(vip.address), timeout: .seconds(10)).succeeded
+            try await transport.run(holdsVIP(vip.address), timeout: .seconds(5)).succeeded
         }
-        return zip(candidates, outcomes).first { if case .done(true, _) = $0.1 { true } else { false } }?.0
+        return zip(candidates, outcomes).filter { if case .done(true, _) = $0.1 { true } else { false } }.map(\.0)
+    }
+
+    /// The repository host's backups and the error reading them; nil without a repository host.
+    private static func repositoryBackups(_ model: ClusterModel, inventory: Inventory, fleet: Fleet) async
+        -> (BackupStatus?, String?)?
+    {
+        guard let backups = model.backups, let host = backups.repositoryHost else { return nil }
+        do {
+            let target = try inventory.target(for: host)
+            switch await fleet.run(
+                [target],
+                { _, transport in
+                    try await BackupStatus.read(backups, host: host, transport: transport)
+                })[0]
+            {
+            case .done(let status, _): return (status, nil)
+            case .unreachable(let error), .failed(let error): return (nil, "\(error)")
+            }
+        } catch {
+            return (nil, "\(error)")
+        }
     }
 }
 
 /// The cluster's status could not be read.
 public struct StatusError: Error, CustomStringConvertible {
     public var description: String
-}
-
-extension BackupStatus {
-    /// `pgbackrest info`, read on the repository host `host`.
-    static func read(_ backups: ClusterModel.Backups, on host: String, inventory: Inventory, fleet: Fleet) async throws
-        -> BackupStatus
-    {
-        switch await fleet.run(
-            [try inventory.target(for: host)],
-            { _, transport in try await read(backups, host: host, transport: transport) })[0]
-        {
-        case .done(let status, _): return status
-        case .unreachable(let error), .failed(let error): throw error
-        }
-    }
 }

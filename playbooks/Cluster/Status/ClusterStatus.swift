@@ -66,22 +66,79 @@ public struct ClusterStatus: Codable, Sendable {
     public var readFrom: String
     public var members: [Member]
     public var etcd: [EtcdMember]
-    /// The cluster VIP and the host holding it (nil when no host answered that it holds it).
+    /// The cluster VIP and the hosts holding it (exactly one when all is well).
     public var vip: String?
-    public var vipHolder: String?
+    public var vipHolders: [String] = []
+    /// Database hosts whose own Patroni Keel could not reach, with why: what the DCS says of them is stale.
+    public var unconfirmed: [String: String] = [:]
+    /// Why the cluster is degraded; empty when it is healthy.
+    public var problems: [String] = []
     /// The pgBackRest repository, when the cluster has one; nil also when it could not be read (see `backupError`).
     public var backups: BackupStatus?
     public var backupError: String?
 
-    /// Reads the members and etcd's health through `transport`, a connection to member `host` of `model`.
+    /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
+    /// and etcd's health; `unconfirmed` names `host` when its own Patroni does not answer.
     static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
-        let patroni = try await transport.run(PatroniAPI(model, member: host).get("/cluster"), timeout: .seconds(15))
+        let api = PatroniAPI(model, member: host)
+        async let own = transport.run(api.get("/patroni"), timeout: .seconds(5))
+        async let health = transport.run(
+            Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=3s endpoint health -w json")
+                + " 2>/dev/null", timeout: .seconds(5))
+        let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let members = try Member.decode(Data(patroni.stdout))
-        let health = try await transport.run(
-            Etcdctl(model, client: .patroni).health(json: true) + " 2>/dev/null", timeout: .seconds(20))
-        let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(health.stdout))) ?? []
-        return ClusterStatus(cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip?.address)
+        let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(try await health.stdout))) ?? []
+        var status = ClusterStatus(
+            cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip?.address)
+        if let backups = model.backups, backups.repositoryHost == nil {
+            do {
+                status.backups = try await BackupStatus.read(backups, host: host, transport: transport)
+            } catch {
+                status.backupError = "\(error)"
+            }
+        }
+        if try await !own.succeeded { status.unconfirmed[host] = "its Patroni does not answer" }
+        return status
+    }
+
+    /// Why the cluster is degraded, by what was read; empty when it is healthy.
+    func findProblems(_ model: ClusterModel) -> [String] {
+        var problems: [String] = []
+        let leaders = members.filter { ["leader", "standby_leader"].contains($0.role) }
+        if leaders.isEmpty { problems.append("no leader") }
+        for host in model.databaseHosts {
+            if let reason = unconfirmed[host] {
+                problems.append("\(host) does not answer (\(reason))")
+            } else if let member = members.first(where: { $0.name == host }) {
+                let serving = leaders.contains { $0.name == host } ? ["running"] : ["streaming"]
+                if !serving.contains(member.state) { problems.append("\(host) is \(member.state)") }
+            } else {
+                problems.append("\(host) is not a member")
+            }
+        }
+        if model.synchronousMode, model.databaseHosts.count > 1, !members.contains(where: { $0.role == "sync_standby" })
+        {
+            problems.append("no synchronous standby")
+        }
+        let healthy = etcd.filter(\.health).count
+        if healthy * 2 <= model.etcdHosts.count {
+            problems.append("etcd has no quorum (\(healthy) of \(model.etcdHosts.count) members healthy)")
+        } else if healthy < model.etcdHosts.count {
+            problems.append("etcd: \(model.etcdHosts.count - healthy) member(s) unhealthy")
+        }
+        if let vip {
+            if vipHolders.isEmpty { problems.append("the VIP \(vip) is on no host") }
+            if vipHolders.count > 1 { problems.append("the VIP \(vip) is on \(vipHolders.joined(separator: " and "))") }
+        }
+        if model.backups != nil {
+            if let backupError {
+                problems.append("the backups cannot be read (\(backupError))")
+            } else if let backups, backups.status != "ok" {
+                problems.append("backups: \(backups.status)")
+            }
+        }
+        return problems
     }
 
     /// The command that succeeds on the host holding `vip`.
@@ -98,9 +155,11 @@ public struct ClusterStatus: Codable, Sendable {
     public var table: String {
         var rows = [["MEMBER", "HOST", "ROLE", "STATE", "TL", "LAG"]]
         for member in members.sorted(by: { $0.name < $1.name }) {
+            // What the DCS says of a member Keel could not reach is stale.
+            let stale = unconfirmed[member.name] != nil
             rows.append([
-                member.name, member.host, member.role, member.state, member.timeline.map(String.init) ?? "",
-                member.lag?.description ?? "",
+                member.name, member.host, member.role, stale ? "\(member.state) (STALE: no answer)" : member.state,
+                member.timeline.map(String.init) ?? "", member.lag?.description ?? "",
             ])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -116,9 +175,12 @@ public struct ClusterStatus: Codable, Sendable {
             etcd.isEmpty
             ? " (no answer)\n"
             : " — " + etcd.map { "\($0.endpoint) \($0.health ? "ok" : "UNHEALTHY")" }.joined(separator: ", ") + "\n"
-        if let vip { text += "vip: \(vip) held by \(vipHolder ?? "NO HOST")\n" }
+        if let vip {
+            text += "vip: \(vip) held by \(vipHolders.isEmpty ? "NO HOST" : vipHolders.joined(separator: " AND "))\n"
+        }
         if let backups { text += backups.summary + "\n" }
         if let backupError { text += "backups: UNKNOWN (\(backupError))\n" }
+        text += problems.isEmpty ? "healthy\n" : "DEGRADED: \(problems.joined(separator: "; "))\n"
         return text
     }
 }
