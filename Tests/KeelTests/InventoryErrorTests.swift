@@ -60,6 +60,41 @@ struct InventoryErrorTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
+    @Test("weak messages made clear: a setting on a host line, an empty pattern term, binary YAML, a huge number")
+    func clearMessages() throws {
+        let bare = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n[replica]\nansible_port=3\n"])
+        let bareError = try #require(bare.error(loading: "hosts.ini"))
+        #expect(bareError.message.contains("'ansible_port=3' under [replica] is a setting, not a host"))
+        #expect(bareError.location?.line == 4)
+
+        let inventory = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n"]).load("hosts.ini")
+        #expect {
+            try inventory.select("master:&")
+        } throws: {
+            "\($0)".contains("the host pattern 'master:&' has an empty term")
+        }
+
+        let binary = try InventoryFixture([
+            "hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml": "a: \u{01}\u{02}\u{7f}binary\n",
+        ])
+        let binaryError = try #require(binary.error(loading: "hosts.ini"))
+        #expect(
+            binaryError.description.contains("all.yml:")
+                && binaryError.message.contains("cannot read this as YAML text"))
+        #expect(!binaryError.description.contains("binary"), "\(binaryError.description)")
+
+        let huge = try InventoryFixture([
+            "hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml": "postgresql_port: 99999999999999999999\n",
+        ]).load("hosts.ini")
+        let reader = VariableReader(host: "10.0.0.1", variables: huge.variables(for: "10.0.0.1"))
+        #expect {
+            try reader.int(["postgresql_port"], in: 1...65535)
+        } throws: {
+            "\($0)".contains("postgresql_port for host 10.0.0.1 is 99999999999999999999, outside 1…65535")
+        }
+        #expect(InventoryError("no place").description == "no place")
+    }
+
     @Test("a group_vars that is not a readable folder, or an empty variables file, stops the load")
     func unreadableGroupVars() throws {
         let fixture = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars": "patroni_ttl: 30\n"])
@@ -67,6 +102,13 @@ struct InventoryErrorTests {
         #expect(error.message.contains("cannot read the variables folder") && error.message.hasSuffix("/group_vars"))
         let empty = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml": "# nothing\n"])
         #expect(empty.error(loading: "hosts.ini")?.message.hasSuffix("all.yml holds no variables") == true)
+        let folder = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars/all.yml/x.yml": "a: 1\n"])
+        #expect(
+            folder.error(loading: "hosts.ini")?.message.hasSuffix("all.yml is a folder, not a variables file") == true)
+        let looped = try InventoryFixture(["hosts.ini": "[master]\n10.0.0.1\n", "group_vars/master.yml": "a: 1\n"])
+        let directory = (try looped.load("hosts.ini").path as NSString).deletingLastPathComponent + "/group_vars"
+        try FileManager.default.createSymbolicLink(atPath: directory + "/all.yml", withDestinationPath: "all.yml")
+        #expect(looped.error(loading: "hosts.ini")?.message.contains("all.yml (a broken link?)") == true)
     }
 
     @Test("a host's two different passwords are not shown in the error")

@@ -35,7 +35,18 @@ public struct VariableReader: Sendable {
             case .string(let text): Int(text.trimmingCharacters(in: .whitespaces))
             default: nil
             }
-        guard let number else { throw mismatch(name, variable, expected: "an integer") }
+        guard let number else {
+            // Digits too many for an integer are out of range, not "not an integer".
+            if case .string(let text) = variable.value, let range,
+                case let digits = text.trimmingCharacters(in: .whitespaces).drop(while: { $0 == "-" }),
+                !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber)
+            {
+                throw InventoryError(
+                    "\(name) for host \(host) is \(text), outside \(range.lowerBound)…\(range.upperBound)",
+                    at: variable.origin)
+            }
+            throw mismatch(name, variable, expected: "an integer")
+        }
         if let range, !range.contains(number) {
             throw InventoryError(
                 "\(name) for host \(host) is \(number), outside \(range.lowerBound)…\(range.upperBound)",

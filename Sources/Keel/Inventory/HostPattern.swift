@@ -39,6 +39,10 @@ public struct HostPattern: Sendable {
     }
 
     private func hosts(for term: String, in inventory: Inventory) throws(InventoryError) -> Set<String> {
+        guard !term.isEmpty else {
+            throw InventoryError(
+                "the host pattern '\(text)' has an empty term (a `&` or `!` with no group or host after it)")
+        }
         if term.hasPrefix("@") {
             let path = String(term.dropFirst())
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {

@@ -38,6 +38,11 @@ enum INIInventoryReader {
             case .hosts(let group):
                 let words = try ShellWords.split(line, at: location)
                 guard let first = words.first else { continue }
+                guard !first.contains("=") else {
+                    throw InventoryError(
+                        "'\(first)' under [\(group)] is a setting, not a host", at: location,
+                        hint: "put settings on a host's line after its name, or under [\(group):vars]")
+                }
                 var variables: [String: Variable] = [:]
                 for word in words.dropFirst() {
                     let (key, value) = try assignment(word, at: location)

@@ -48,7 +48,17 @@ extension Inventory {
         for entry in entries.sorted() where !entry.hasPrefix(".") {
             let path = (directory as NSString).appendingPathComponent(entry)
             var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw InventoryError(
+                    "cannot read \(path) (a broken link?)", hint: "fix or remove it: its variables would be lost")
+            }
+            if isDirectory.boolValue, ["yml", "yaml", "json"].contains((entry as NSString).pathExtension.lowercased()) {
+                throw InventoryError(
+                    "\(path) is a folder, not a variables file",
+                    hint:
+                        "name a folder of variables files after its group (\((entry as NSString).deletingPathExtension)/)"
+                )
+            }
             if isDirectory.boolValue {
                 guard let listed = try? manager.contentsOfDirectory(atPath: path) else {
                     throw InventoryError(

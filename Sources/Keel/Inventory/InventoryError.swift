@@ -12,7 +12,8 @@ public struct InventoryError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = location.map { "\($0): error: " } ?? "error: "
+        // Without a place, the message alone: the CLI already says "Error:".
+        var text = location.map { "\($0): error: " } ?? ""
         text += message
         if let hint { text += "\n  hint: \(hint)" }
         return text

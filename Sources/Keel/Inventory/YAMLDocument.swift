@@ -9,7 +9,7 @@ enum YAMLDocument {
             root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw InventoryError(
-                describe(error), at: line(of: error).map { SourceLocation(file: file, line: $0) },
+                describe(error), at: SourceLocation(file: file, line: line(of: error, in: text) ?? 1),
                 hint: "fix the YAML syntax at that line")
         } catch {
             throw InventoryError("cannot parse YAML: \(error)", at: SourceLocation(file: file, line: 1))
@@ -92,8 +92,9 @@ enum YAMLDocument {
         }
     }
 
-    private static func line(of error: YamlError) -> Int? {
+    private static func line(of error: YamlError, in text: String) -> Int? {
         switch error {
+        case .reader(_, let offset?, _, _): 1 + text.utf8.prefix(offset).filter { $0 == UInt8(ascii: "\n") }.count
         case .scanner(_, _, let mark, _), .parser(_, _, let mark, _): mark.line
         case .composer(_, _, let mark, _): mark.line
         case .duplicatedKeysInMapping(_, let context): context.mark.line
@@ -105,9 +106,14 @@ enum YAMLDocument {
         switch error {
         case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
             .composer(let context, let problem, _, _):
-            "invalid YAML: \(problem)" + (context.map { " (\($0.text))" } ?? "")
+            "invalid YAML: "
+                + (problem.hasPrefix("Maximum nesting level reached") ? "nested too deeply" : problem)
+                + (context.map { " (\($0.text))" } ?? "")
         case .duplicatedKeysInMapping(let duplicates, _):
             "the same key appears twice in one mapping: " + duplicates.sorted().joined(separator: ", ")
+        case .reader(let problem, let offset, _, _):
+            // Not the text itself: a binary file would be dumped to the terminal.
+            "cannot read this as YAML text: \(problem)" + (offset.map { " at byte \($0)" } ?? "")
         default:
             "invalid YAML: \(error)"
         }
