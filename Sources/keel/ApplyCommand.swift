@@ -59,6 +59,13 @@ struct RunArguments: ParsableArguments {
     @Option(help: "Where to list failed hosts, for --limit @FILE.")
     var retryFile = "keel.retry"
 
+    func validate() throws {
+        for (flag, list) in [("--tags", tags), ("--skip-tags", skipTags)] where list != nil && Self.split(list).isEmpty
+        {
+            throw ValidationError("\(flag) names no tag (an unset shell variable?); leave it out instead")
+        }
+    }
+
     /// Runs `playbook`; `finished` hears the recap before a failure turns into the exit status.
     func apply(
         _ playbook: Playbook, inventoryOptions: InventoryOptions, connection: ConnectionArguments,

@@ -168,6 +168,7 @@ struct CLITests {
         "bad flag values are refused by name before any host is contacted",
         arguments: [
             (["ping", "--limit", ""], "--limit is empty (an unset shell variable?)"),
+            (["apply", "bench-files", "--tags", ""], "--tags names no tag"),
             (["ping", "--forks", "0"], "--forks must be from 1 to 256, not 0"),
             (["exec", "--connect-timeout", "0", "--", "true"], "--connect-timeout must be from 1 to 600 seconds"),
             (["status", "--limit", "pg1"], "keel status reports the whole cluster; --limit does not apply to it"),
