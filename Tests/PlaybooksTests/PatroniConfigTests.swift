@@ -194,3 +194,29 @@ extension PatroniConfigTests {
         #expect(given.patroniWheelDigest == digest)
     }
 }
+
+extension PatroniConfigTests {
+    @Test("after a configuration change a killed run made seconds ago, the pending-restart check first waits a cycle")
+    func pendingRestartWaitsForACycle() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-pending-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let mark = scratch.appendingPathComponent("changed").path
+        let probe = PendingRestart(model: model, host: "10.213.0.11").probe
+            .replacingOccurrences(of: PatroniDynamicConfig.changedMark, with: mark)
+        try Shell.writeExecutable(scratch.appendingPathComponent("sleep").path, "#!/bin/sh\necho \"slept $1\"\n")
+        try Shell.writeExecutable(scratch.appendingPathComponent("curl").path, "#!/bin/sh\necho '{\"members\": []}'\n")
+        func run() throws -> String {
+            let (_, output) = try Shell.capture(
+                "/bin/sh", ["-c", probe], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+            return output
+        }
+        #expect(try run() == "{\"members\": []}\n", "no change recorded: no wait")
+        try "\(Int(Date().timeIntervalSince1970) - 3)\n".write(toFile: mark, atomically: true, encoding: .utf8)
+        let waited = try run()
+        #expect(waited.hasPrefix("slept 1"), "loop_wait 10 + 5 - 3 s left: \(waited)")
+        try "\(Int(Date().timeIntervalSince1970) - 60)\n".write(toFile: mark, atomically: true, encoding: .utf8)
+        #expect(try run() == "{\"members\": []}\n", "an old change: no wait")
+    }
+}

@@ -51,9 +51,16 @@ struct PatroniDynamicConfig: Resource {
         let sends = model.databaseHosts.map {
             PatroniAPI(model, member: $0).send("PATCH", "/config", json: patch.json, timeout: 30)
         }
-        let command = "{ " + sends.joined(separator: " || ") + "; } && sleep \(model.loopWait + 5)"
+        // The time of the change stays on the host: a run killed before the members apply it (and flag a pending
+        // restart) leaves the next run to wait for them before it looks (see PendingRestart).
+        let command =
+            "{ " + sends.joined(separator: " || ") + "; } && mkdir -p /run/keel && date +%s > \(Self.changedMark) "
+            + "&& sleep \(model.loopWait + 5)"
         return summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
     }
+
+    /// When the cluster's dynamic configuration last changed (seconds since the epoch), on the host that changed it.
+    static let changedMark = "/run/keel/dcs-config-changed"
 
     /// The JSON merge patch that turns `current` into `wanted` for every key `wanted` holds, with a line per
     /// setting (`work_mem: 8MB → 16MB`); within the objects at `removing`, keys `wanted` lacks become null.

@@ -9,7 +9,13 @@ struct PendingRestart: Resource {
 
     var description: String { "rolling restart of members with pending parameter changes" }
 
-    var probe: String { PatroniAPI.fromAnyMember(model, "/cluster") }
+    /// The members as Patroni lists them, once every member has had a cycle to apply the last configuration
+    /// change (a killed run may have made it seconds ago): until then no one flags a pending restart yet.
+    var probe: String {
+        let mark = PatroniDynamicConfig.changedMark
+        return "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.loopWait + 5) - $(date +%s) )); "
+            + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi; " + PatroniAPI.fromAnyMember(model, "/cluster")
+    }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         // No member runs yet (a new cluster, with --check): nothing waits for a restart.
