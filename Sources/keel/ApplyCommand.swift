@@ -77,10 +77,10 @@ struct RunArguments: ParsableArguments {
         guard FileManager.default.isWritableFile(atPath: retryFolder.isEmpty ? "." : retryFolder) else {
             throw CLIError("--retry-file \(retryFile): its folder does not exist or cannot be written")
         }
+        let stop = StopRequest()
         let options = RunOptions(
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
-            limit: inventoryOptions.limit,
-            forks: connection.forks)
+            limit: inventoryOptions.limit, forks: connection.forks, stop: stop)
         var reporters: [any Reporter] = [
             ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
         ]
@@ -89,11 +89,14 @@ struct RunArguments: ParsableArguments {
         let runner = Runner(
             inventory: inventory, options: options, reporter: Reporters(reporters),
             connection: try connection.options(for: hosts))
+        let run = Task { try await runner.run(playbook) }
+        let interrupts = Interrupts(stop: stop, run: run)
+        defer { interrupts.end() }
         let recap: Recap
         do {
-            recap = try await runner.run(playbook)
+            recap = try await run.value
         } catch {
-            throw CLIError(error.description)
+            throw CLIError("\(error)")
         }
         try finished(recap)
         if !recap.failedHosts.isEmpty {
@@ -106,6 +109,7 @@ struct RunArguments: ParsableArguments {
             Terminal.write("failed hosts written to \(retryFile); retry them with --limit @\(retryFile)\n")
             throw ExitCode.failure
         }
+        if recap.interrupted { throw ExitCode(130) }
         if check && recap.totalChanged > 0 { throw ExitCode(2) }
     }
 

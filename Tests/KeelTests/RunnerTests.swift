@@ -86,6 +86,37 @@ struct RunnerTests {
         #expect(step.diffs.first?.contains("-v1 alpha\n+v2 alpha\n") == true, "\(step.diffs)")
     }
 
+    /// Asks the run to stop while it is planned (a Ctrl-C arriving during the step before).
+    struct AskToStop: Resource {
+        let stop: StopRequest
+        var description: String { "ask to stop" }
+        var probe: String { "true" }
+        func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+            stop.request()
+            return []
+        }
+    }
+
+    @Test(
+        "asked to stop, a run finishes the step in flight and its handlers, starts no other, and says what did not run")
+    func stopBetweenSteps() async throws {
+        let root = root
+        let stop = StopRequest()
+        let playbook = Playbook("test", summary: "stop") {
+            Play("first", on: "alpha") { host in
+                File("\(root)/app.conf", content: "v1\n", owner: nil, group: nil)
+                    .onChange(.run(name: "reload app", command: "echo reload >> \(root)/handlers.log"))
+                AskToStop(stop: stop)
+                File("\(root)/later.conf", content: "v1\n", owner: nil, group: nil)
+            }
+            Play("second", on: "alpha") { _ in File("\(root)/second.conf", content: "v1\n", owner: nil, group: nil) }
+        }
+        let (recap, _) = try await run(playbook, RunOptions(stop: stop))
+        #expect(read("app.conf") == "v1\n" && read("handlers.log") == "reload\n")
+        #expect(read("later.conf") == nil && read("second.conf") == nil)
+        #expect(recap.interrupted && recap.notRun == ["alpha": 1] && recap.failedHosts.isEmpty)
+    }
+
     @Test("--tags and --skip-tags select steps")
     func tags() async throws {
         _ = try await run(playbook())

@@ -89,6 +89,12 @@ public final class ConsoleReporter: Reporter {
                 text += String(format: "  %6.2f s  %@  %@\n", timing.seconds, timing.host, timing.step)
             }
         }
+        if recap.interrupted {
+            let left = recap.order.compactMap { host in recap.notRun[host].map { "\(host) \($0)" } }
+            text +=
+                paint("INTERRUPTED", .red) + ": stopped between steps; what ran is above"
+                + (left.isEmpty ? "" : ", steps not run: " + left.joined(separator: ", ")) + "\n"
+        }
         text += String(format: "total %.2f s\n", recap.seconds)
         return text
     }

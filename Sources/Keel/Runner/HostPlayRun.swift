@@ -30,6 +30,11 @@ struct HostPlayRun {
         var notified: [Handler] = []
         for index in steps.indices {
             let step = steps[index]
+            if options.stopRequested {
+                // Asked to stop: what ran keeps its handlers; the rest is counted, not run.
+                await state.interrupted(host, steps: steps.count - index)
+                return await runHandlers(notified)
+            }
             if step.runOnce && !isFirstHost {
                 await state.record(report(named: step.name, .skipped))
                 continue

@@ -58,6 +58,10 @@ public struct Recap: Sendable, Codable {
     public var slowest: [Timing] = []
     public var seconds: Double = 0
     public var checkMode = false
+    /// Steps that did not run because the run was asked to stop (Ctrl-C), by host.
+    public var notRun: [String: Int] = [:]
+    /// Whether the run was asked to stop before its end.
+    public var interrupted = false
 
     /// Hosts that failed or could not be reached.
     public var failedHosts: [String] { order.filter { (hosts[$0]?.failed ?? 0) + (hosts[$0]?.unreachable ?? 0) > 0 } }

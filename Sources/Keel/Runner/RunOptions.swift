@@ -10,10 +10,12 @@ public struct RunOptions: Sendable {
     /// `--limit`: only these hosts; nil for all.
     public var limit: String?
     public var forks = 10
+    /// Set when the run must stop between steps.
+    public var stop: StopRequest?
 
     public init(
         check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [],
-        limit: String? = nil, forks: Int = 10
+        limit: String? = nil, forks: Int = 10, stop: StopRequest? = nil
     ) {
         self.check = check
         self.diff = diff
@@ -21,7 +23,10 @@ public struct RunOptions: Sendable {
         self.skipTags = skipTags
         self.limit = limit
         self.forks = forks
+        self.stop = stop
     }
+
+    var stopRequested: Bool { stop?.isRequested ?? false }
 
     /// Whether a step (with the tags of its play) is selected by `--tags` and `--skip-tags`. As in Ansible, steps
     /// tagged `always` run whatever `--tags` says, unless `always` is skipped.

@@ -71,6 +71,12 @@ actor RunState {
         }
     }
 
+    /// Records that the run stopped on request, with `steps` not run on `host` (when known).
+    func interrupted(_ host: String? = nil, steps: Int = 0) {
+        recap.interrupted = true
+        if let host, steps > 0 { recap.notRun[host, default: 0] += steps }
+    }
+
     func finish(seconds: Double) async -> Recap {
         for session in sessions.values { await session.transport.close() }
         recap.seconds = seconds

@@ -43,6 +43,10 @@ public struct Runner: Sendable {
         }
         let state = RunState(targets: targets, connector: connector, reporter: reporter, checkMode: options.check)
         playLoop: for (play, candidates) in zip(playbook.plays, playHosts) {
+            if options.stopRequested {
+                await state.interrupted()
+                break
+            }
             let hosts = await state.healthy(candidates)
             await state.register(hosts)
             reporter.report(.playStarted(name: play.name, hosts: hosts))
@@ -52,6 +56,10 @@ public struct Runner: Sendable {
             let peers = await state.facts()
             let batchSize = max(1, play.serial ?? hosts.count)
             for batchStart in stride(from: 0, to: hosts.count, by: batchSize) {
+                if options.stopRequested {
+                    await state.interrupted()
+                    break playLoop
+                }
                 let batch = Array(hosts[batchStart..<min(hosts.count, batchStart + batchSize)])
                 let failures = await runBatch(batch, play: play, firstHost: hosts.first, peers: peers, state: state)
                 if play.anyErrorsFatal && failures > 0 { break playLoop }
