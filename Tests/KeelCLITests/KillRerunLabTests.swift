@@ -77,22 +77,7 @@ extension LabTests {
         // A restart-requiring change under write load, killed as the members begin to apply it.
         _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
         let password = try cluster.secret("user_app")
-        let writer = """
-            export PGPASSWORD='\(password)' PGCONNECT_TIMEOUT=2
-            rm -f /tmp/acked /tmp/writer.stop; i=0
-            while [ ! -f /tmp/writer.stop ]; do
-                i=$((i + 1))
-                if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
-                    echo "$i" >> /tmp/acked
-                else
-                    sleep 0.2
-                fi
-            done
-            """
-        _ = try await remote(
-            inventory, "h2",
-            "echo \(Data(writer.utf8).base64EncodedString()) | base64 -d > /tmp/writer.sh; "
-                + "setsid nohup bash /tmp/writer.sh >/dev/null 2>&1 </dev/null &")
+        try await startWriter(cluster, on: "h2", seconds: 1200)
         let variables = cluster.directory + "/group_vars/all.yml"
         try String(contentsOfFile: variables, encoding: .utf8)
             .replacingOccurrences(of: #"value: "200""#, with: #"value: "250""#)
@@ -116,7 +101,9 @@ extension LabTests {
         let noop = try await KeelBinary.run(deploy + ["--events", events])
         let changedNoop = try EventStream(path: events).changedPerHost
         #expect(noop.status == 0 && changedNoop.values.allSatisfy { $0 == 0 }, "\(noop.output)")
-        _ = try await remote(inventory, "h2", "touch /tmp/writer.stop; sleep 6")
+        _ = try await remote(
+            inventory, "h2",
+            "touch /tmp/writer.stop; for i in $(seq 30); do [ -f /tmp/writer.done ] && break; sleep 1; done")
         let missing = try await remote(
             inventory, "h2",
             "PGPASSWORD='\(password)' psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c 'SELECT id FROM acked' "

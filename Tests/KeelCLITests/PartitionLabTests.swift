@@ -14,6 +14,29 @@ extension LabTests {
         }
     }
 
+    /// Starts a writer on `host` that inserts rows one by one into `acked` through the VIP's primary port for
+    /// `seconds` (or until /tmp/writer.stop exists), recording in /tmp/acked each row it got a clean commit for;
+    /// it touches /tmp/writer.done when it ends.
+    func startWriter(_ cluster: LabClusterInventory, on host: String, seconds: Int) async throws {
+        let writer = """
+            export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
+            rm -f /tmp/acked /tmp/writer.done /tmp/writer.stop; i=0; end=$(( $(date +%s) + \(seconds) ))
+            while [ "$(date +%s)" -lt "$end" ] && [ ! -f /tmp/writer.stop ]; do
+                i=$((i + 1))
+                if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
+                    echo "$i" >> /tmp/acked
+                else
+                    sleep 0.2
+                fi
+            done
+            touch /tmp/writer.done
+            """
+        _ = try await remote(
+            cluster.path, host,
+            "echo \(Data(writer.utf8).base64EncodedString()) | base64 -d > /tmp/writer.sh; "
+                + "setsid nohup bash /tmp/writer.sh >/dev/null 2>&1 </dev/null &")
+    }
+
     /// Pulls the leader's cable for longer than Patroni's ttl while a writer on another member inserts rows one
     /// by one through the VIP's primary port and records those it got a clean commit for.
     func partitionKeepsAcknowledgedRows(_ cluster: LabClusterInventory, databaseHosts: [String] = ["h1", "h2", "h3"])
@@ -26,24 +49,7 @@ extension LabTests {
         _ = try await appSQL(cluster, on: writerHost, "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
 
         let password = try cluster.secret("user_app")
-        let writer = """
-            export PGPASSWORD='\(password)' PGCONNECT_TIMEOUT=2
-            rm -f /tmp/acked /tmp/writer.done; i=0; end=$(( $(date +%s) + 90 ))
-            while [ "$(date +%s)" -lt "$end" ]; do
-                i=$((i + 1))
-                if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
-                    echo "$i" >> /tmp/acked
-                else
-                    sleep 0.2
-                fi
-            done
-            touch /tmp/writer.done
-            """
-        let encoded = Data(writer.utf8).base64EncodedString()
-        _ = try await remote(
-            inventory, writerHost,
-            "echo \(encoded) | base64 -d > /tmp/writer.sh; setsid nohup bash /tmp/writer.sh >/dev/null 2>&1 </dev/null &"
-        )
+        try await startWriter(cluster, on: writerHost, seconds: 90)
         try await Task.sleep(for: .seconds(10))
         try await Lab.run("net-down", leader)
         try await Task.sleep(for: .seconds(35))
