@@ -5,31 +5,37 @@ import Testing
 /// Runs killed with SIGKILL at chosen steps, then run again: every rerun converges.
 extension LabTests {
     /// Starts `keel ARGUMENTS --events FILE` and kills it (SIGKILL) as soon as `reached` says so (it reads the
-    /// events file); returns whether that came before keel ended on its own.
-    private func deployKilled(_ arguments: [String], when reached: (String) async throws -> Bool) async throws -> Bool {
+    /// events file); returns nil when that came before keel ended on its own, else keel's output.
+    private func deployKilled(_ arguments: [String], when reached: (String) async throws -> Bool) async throws
+        -> String?
+    {
         let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-kill-\(UUID().uuidString)")
             .path
+        let log = events + ".log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? output.close() }
         let keel = Process()
         keel.executableURL = URL(fileURLWithPath: KeelBinary.path)
         keel.arguments = arguments + ["--events", events]
-        keel.standardOutput = FileHandle.nullDevice
-        keel.standardError = FileHandle.nullDevice
+        keel.standardOutput = output
+        keel.standardError = output
         try keel.run()
         let deadline = ContinuousClock.now + .seconds(900)
         while keel.isRunning, ContinuousClock.now < deadline {
             if try await reached((try? String(contentsOfFile: events, encoding: .utf8)) ?? "") {
                 kill(keel.processIdentifier, SIGKILL)
                 keel.waitUntilExit()
-                return true
+                return nil
             }
             try await Task.sleep(for: .milliseconds(50))
         }
         keel.waitUntilExit()
-        return false
+        return (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     }
 
-    /// Kills the deploy as soon as `host` has finished `step` (a prefix of its name).
-    private func deployKilled(after step: String, on host: String, _ arguments: [String]) async throws -> Bool {
+    /// Kills the deploy as soon as `host` has finished `step` (a prefix of its name); nil when it did.
+    private func deployKilled(after step: String, on host: String, _ arguments: [String]) async throws -> String? {
         try await deployKilled(arguments) { events in
             events.split(separator: "\n").contains { line in
                 line.contains(#""event":"step""#) && line.contains(#""host":"\#(host)""#)
@@ -57,8 +63,8 @@ extension LabTests {
         ]
         var secrets: String?
         for (step, host) in points {
-            let killed = try await deployKilled(after: step, on: host, deploy)
-            #expect(killed, "the deploy reached \(host): \(step)")
+            let unkilled = try await deployKilled(after: step, on: host, deploy)
+            #expect(unkilled == nil, "the deploy ended before \(host): \(step):\n\(unkilled ?? "")")
             // Generated once, on the first run, and never again.
             let now = try String(contentsOfFile: secretsFile, encoding: .utf8)
             #expect(secrets == nil || secrets == now, "the secrets changed after the kill at \(host): \(step)")
@@ -91,7 +97,7 @@ extension LabTests {
             )
             return config.first?.contains("250") == true
         }
-        #expect(patched, "the deploy reached the configuration change")
+        #expect(patched == nil, "the deploy ended before the configuration change:\n\(patched ?? "")")
         let converged = try await KeelBinary.run(deploy)
         #expect(converged.status == 0, "\(converged.output)")
         for host in ["h1", "h2", "h3"] {

@@ -48,7 +48,7 @@ struct PackageManager {
     init(facts: Facts) { isApt = facts.packageManager != "dnf" && facts.packageManager != "yum" }
 
     /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
-    /// another apt run to finish. A stalled mirror or proxy must not hang the run: each apt call is bounded
+    /// another apt run to finish (its refresh, or its dpkg). A stalled mirror or proxy must not hang the run: each apt call is bounded
     /// by `timeout`, and a stalled refresh is tried again.
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
@@ -56,8 +56,11 @@ struct PackageManager {
         let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
         let install =
             "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
+        // apt waits for dpkg's lock but not for the package lists' lock: an apt-get another run left behind (a
+        // killed keel's, say) must finish first, or the refresh fails and no package is found.
+        let others = "for i in $(seq 300); do grep -qsx -e apt-get -e apt /proc/[0-9]*/comm || break; sleep 1; done"
         let update =
-            "for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
+            "\(others); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
         return
             "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
             + "\(update); fi; \(install) || { \(update); \(install); }"
