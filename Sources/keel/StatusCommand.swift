@@ -37,22 +37,23 @@ struct StatusCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         let options = try connection.options(for: hosts)
-        let redraw = watch && isatty(STDOUT_FILENO) == 1
+        // Home and clear before each status when watching on a terminal: it shows one status, always the latest.
+        let clear = watch && isatty(STDOUT_FILENO) == 1 ? "\u{1B}[H\u{1B}[2J" : ""
         while true {
-            let status: ClusterStatus
+            let text: String
+            var degraded = false
             do {
-                status = try await ClusterStatus.gather(
+                let status = try await ClusterStatus.gather(
                     model, inventory: inventory, connection: options, forks: connection.forks)
+                degraded = !status.problems.isEmpty
+                text = json ? try status.json() + "\n" : status.table
             } catch let error as StatusError {
                 guard watch else { throw CLIError(error.description) }
-                Terminal.write((redraw ? "\u{1B}[H\u{1B}[2J" : "") + "\(error.description)\n")
-                try await Task.sleep(for: .seconds(2))
-                continue
+                text = error.description + "\n"
             }
-            // Home and clear, then the new table: the terminal shows one status, always the latest.
-            Terminal.write(redraw ? "\u{1B}[H\u{1B}[2J" + status.table : json ? try status.json() + "\n" : status.table)
+            Terminal.write(clear + text)
             guard watch else {
-                if !status.problems.isEmpty { throw ExitCode.failure }
+                if degraded { throw ExitCode.failure }
                 return
             }
             try await Task.sleep(for: .seconds(2))

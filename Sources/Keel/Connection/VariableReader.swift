@@ -35,23 +35,22 @@ public struct VariableReader: Sendable {
             case .string(let text): Int(text.trimmingCharacters(in: .whitespaces))
             default: nil
             }
+        func outside(_ range: ClosedRange<Int>, _ value: String) -> InventoryError {
+            InventoryError(
+                "\(name) for host \(host) is \(value), outside \(range.lowerBound)…\(range.upperBound)",
+                at: variable.origin)
+        }
         guard let number else {
             // Digits too many for an integer are out of range, not "not an integer".
             if case .string(let text) = variable.value, let range,
                 case let digits = text.trimmingCharacters(in: .whitespaces).drop(while: { $0 == "-" }),
                 !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber)
             {
-                throw InventoryError(
-                    "\(name) for host \(host) is \(text), outside \(range.lowerBound)…\(range.upperBound)",
-                    at: variable.origin)
+                throw outside(range, text)
             }
             throw mismatch(name, variable, expected: "an integer")
         }
-        if let range, !range.contains(number) {
-            throw InventoryError(
-                "\(name) for host \(host) is \(number), outside \(range.lowerBound)…\(range.upperBound)",
-                at: variable.origin)
-        }
+        if let range, !range.contains(number) { throw outside(range, String(number)) }
         return number
     }
 

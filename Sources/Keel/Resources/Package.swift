@@ -48,8 +48,8 @@ struct PackageManager {
     init(facts: Facts) { isApt = facts.packageManager != "dnf" && facts.packageManager != "yum" }
 
     /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
-    /// another apt run to finish (its refresh, or its dpkg). A stalled mirror or proxy must not hang the run: each apt call is bounded
-    /// by `timeout`, and a stalled refresh is tried again.
+    /// another apt run to finish (its refresh, or its dpkg). A stalled mirror or proxy must not hang the run: each
+    /// apt call is bounded by `timeout`, and a stalled refresh is tried again.
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }

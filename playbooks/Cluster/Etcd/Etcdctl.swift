@@ -36,6 +36,6 @@ struct Etcdctl {
     /// Prints the value of `key` (nothing when it is absent).
     func get(_ key: String) -> String { self("get --print-value-only \(shellQuote(key))") }
 
-    /// Succeeds when every endpoint is healthy; with `json`, prints their health as JSON.
-    func health(json: Bool = false) -> String { self("endpoint health" + (json ? " -w json" : "")) }
+    /// Succeeds when every endpoint is healthy.
+    var health: String { self("endpoint health") }
 }

@@ -5,8 +5,8 @@ import Keel
 /// memory and disk, a hostname no other host has, a clock in step with the controller's, the cluster's ports free
 /// (or held by the cluster's own services), a VIP that no one else answers for, no unsafe Patroni already running,
 /// no running cluster whose passwords the secrets file lost, an etcd that already speaks what the model asks (TLS
-/// or not), and a shared backup repository already mounted. It
-/// never changes the host: it passes or it fails with every problem it found.
+/// or not), and a shared backup repository already mounted. It never changes the host: it passes or it fails with
+/// every problem it found.
 struct Preflight: Resource {
     let model: ClusterModel
     let host: String

@@ -68,7 +68,7 @@ extension ClusterModel {
             pgbouncerMaxClientConnections: try reader.int(.pgbouncerMaxClientConnections, in: 1...100000) ?? 10000,
             backups: try backups(
                 reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
-            etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: masters.first,
+            etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: master,
             balancerHosts: inventory.hostNames(in: "balancers"))
         for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
         try model.checkValues(reader, inventory: inventory)
