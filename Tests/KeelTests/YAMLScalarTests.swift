@@ -15,7 +15,8 @@ struct YAMLScalarTests {
             ("1.5", .double(1.5)), ("-.5", .double(-0.5)), ("6.02e+23", .double(6.02e23)), ("1e5", .string("1e5")),
             ("1.2.3", .string("1.2.3")), ("16MB", .string("16MB")), ("4.1.5", .string("4.1.5")),
             ("10.213.0.11", .string("10.213.0.11")), ("Sun *-*-* 06:30", .string("Sun *-*-* 06:30")),
-            ("-.inf", .double(-.infinity)), ("_1", .string("_1")),
+            ("-.inf", .double(-.infinity)), ("_1", .string("_1")), ("--5", .string("--5")),
+            ("0x-1F", .string("0x-1F")), ("1:+5", .string("1:+5")),
         ])
     func typed(text: String, expected: InventoryValue) {
         #expect(YAMLScalar.value(text) == expected)

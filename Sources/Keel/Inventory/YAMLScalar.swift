@@ -32,7 +32,8 @@ enum YAMLScalar {
             guard first != "0", let head = digits(parts[0], radix: 10) else { return nil }
             var total = head
             for part in parts.dropFirst() {
-                guard (1...2).contains(part.count), let value = Int(part), value < 60 else { return nil }
+                guard (1...2).contains(part.count), part.allSatisfy(\.isHexDigit), let value = Int(part), value < 60
+                else { return nil }
                 let (shifted, overflow) = total.multipliedReportingOverflow(by: 60)
                 guard !overflow else { return nil }
                 total = shifted + value
@@ -52,10 +53,11 @@ enum YAMLScalar {
         return value.map { sign * $0 }
     }
 
-    /// `text` read in `radix`, underscores allowed between digits; nil when it holds anything else.
+    /// `text` read in `radix`, underscores allowed between digits; nil when it holds anything else (a second
+    /// sign included: `Int(_:radix:)` alone would take one).
     private static func digits(_ text: Substring, radix: Int) -> Int? {
         let plain = text.filter { $0 != "_" }
-        guard !plain.isEmpty, text.first != "_" else { return nil }
+        guard !plain.isEmpty, text.first != "_", plain.allSatisfy(\.isHexDigit) else { return nil }
         return Int(plain, radix: radix)
     }
 
