@@ -115,8 +115,7 @@ struct CLITests {
             patroni_wheel_sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
             """.write(toFile: inventory, atomically: true, encoding: .utf8)
             let impostor = server.freshPath("impostor_known_hosts")
-            let strangerKey = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
+            let strangerKey = try server.publicKey(server.keys.clientStranger)
             try "[127.0.0.1]:\(server.port) \(strangerKey)\n".write(toFile: impostor, atomically: true, encoding: .utf8)
             // deploy reads the Patroni wheel before it connects; an empty placeholder (its SHA-256 given above) keeps
             // it from reaching PyPI.

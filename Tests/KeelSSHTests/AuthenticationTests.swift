@@ -10,8 +10,7 @@ struct AuthenticationTests {
     func wrongHostKeyRefused() async throws {
         try await TestSSHServer.with { server in
             let knownHosts = server.freshPath("known_hosts")
-            let impostor = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
+            let impostor = try server.publicKey(server.keys.clientStranger)
             try "[127.0.0.1]:\(server.port) \(impostor)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
             for policy in [SSHConfiguration.HostKeyPolicy.strict, .acceptNew] {
                 let error = await sshError {
@@ -27,10 +26,8 @@ struct AuthenticationTests {
     func portEntryWins() async throws {
         try await TestSSHServer.with { server in
             let knownHosts = server.freshPath("known_hosts")
-            let impostor = try String(contentsOfFile: server.keys.clientStranger + ".pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
-            let real = try String(contentsOfFile: server.keys.hostEd25519 + ".pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
+            let impostor = try server.publicKey(server.keys.clientStranger)
+            let real = try server.publicKey(server.keys.hostEd25519)
             try "[127.0.0.1]:\(server.port) \(impostor)\n127.0.0.1 \(real)\n".write(
                 toFile: knownHosts, atomically: true, encoding: .utf8)
             let error = await sshError {

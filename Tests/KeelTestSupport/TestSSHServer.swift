@@ -66,10 +66,14 @@ public final class TestSSHServer: Sendable {
     /// A known_hosts file holding this server's real ed25519 host key.
     public func knownHosts() throws -> String {
         let path = directory.appendingPathComponent("known_hosts-\(UUID().uuidString.prefix(8))").path
-        let key = try String(contentsOfFile: keys.hostEd25519 + ".pub", encoding: .utf8)
-            .split(separator: " ").prefix(2).joined(separator: " ")
-        try "[127.0.0.1]:\(port) \(key)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "[127.0.0.1]:\(port) \(try publicKey(keys.hostEd25519))\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    /// The public key beside the private key file `key`, as known_hosts writes it: its type and base64 body.
+    public func publicKey(_ key: String) throws -> String {
+        try String(contentsOfFile: key + ".pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
     }
 
     /// A path in this server's directory where no file exists yet.

@@ -31,6 +31,10 @@ struct ClusterModelTests {
         ansible_user=root
         """
 
+    /// `hosts` with 10.213.0.16 as the pgBackRest repository host.
+    static let hostsWithRepository = hosts.replacingOccurrences(
+        of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
+
     static let vars = """
         patroni_cluster_name: "pg-lab"
         postgresql_version: 15
@@ -169,9 +173,8 @@ struct ClusterModelTests {
         "pgBackRest: the [pgbackrest] host is the repository; SSH keys are made once and kept, never by a read-only load; bad repository hosts are refused"
     )
     func backups() throws {
-        let withRepository = Self.hosts.replacingOccurrences(
-            of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]")
-        let (model, directory) = try load(hosts: withRepository, vars: Self.vars + "\npgbackrest_install: true\n")
+        let (model, directory) = try load(
+            hosts: Self.hostsWithRepository, vars: Self.vars + "\npgbackrest_install: true\n")
         let backups = try #require(model.backups)
         #expect(backups.repositoryHost == "10.213.0.16" && backups.stanza == "pg-lab" && backups.retentionFull == 4)
         #expect(backups.path == "/var/lib/pgbackrest" && backups.backupUser == "pgbackrest")

@@ -10,8 +10,7 @@ struct PgBackRestRoleTests {
     @Test("the first full backup runs as a transient unit the deploy waits for, up to keel_data_copy_timeout")
     func firstBackupDetached() throws {
         let (model, _) = try ClusterModelTests().load(
-            hosts: ClusterModelTests.hosts.replacingOccurrences(
-                of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]"),
+            hosts: ClusterModelTests.hostsWithRepository,
             vars: ClusterModelTests.vars + "\npgbackrest_install: true\nkeel_data_copy_timeout: 90000\n")
         #expect(model.dataCopyTimeout == .seconds(90_000))
         let steps = PgBackRestFirstBackup(try #require(model.backups), onlyIf: nil, timeout: model.dataCopyTimeout)
@@ -25,8 +24,7 @@ struct PgBackRestRoleTests {
     @Test("the key a host accepts works from its peers' addresses only, and runs one plain pgbackrest command")
     func forcedCommand() throws {
         let (model, directory) = try ClusterModelTests().load(
-            hosts: ClusterModelTests.hosts.replacingOccurrences(
-                of: "[postgres_cluster:children]", with: "[pgbackrest]\n10.213.0.16\n\n[postgres_cluster:children]"),
+            hosts: ClusterModelTests.hostsWithRepository,
             vars: ClusterModelTests.vars + "\npgbackrest_install: true\n")
         var facts = Facts()
         facts.sshHostKeys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMoPU2KBpsQJr1v0OfUgC1d7YtEgLAJSHNxTzL3VtMUn"]
