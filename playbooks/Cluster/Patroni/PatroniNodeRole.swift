@@ -114,7 +114,13 @@ struct PatroniNodeRole: Role {
                 name: "reload PostgreSQL's TLS files",
                 command: "if pg_isready -q -h /var/run/postgresql -p \(model.postgresPort); then "
                     + "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c 'SELECT pg_reload_conf()'; fi"),
-            .reload("pgbouncer"), .reload("patroni"),
+            // Not `.reload`: on a new host PgBouncer is not installed yet, and systemctl fails on a unit it lacks.
+            .run(
+                name: "reload PgBouncer's TLS files",
+                command: "if systemctl is-active -q pgbouncer; then systemctl reload pgbouncer; fi"),
+            .run(
+                name: "reload Patroni's TLS files",
+                command: "if systemctl is-active -q patroni; then systemctl reload patroni; fi"),
         ]
     }
 
