@@ -23,10 +23,10 @@ extension LabTests {
     }
 
     @Test(
-        "bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, a shared backup repository not mounted, an unreachable host, an unsafe Patroni already running"
+        "bad input stops the deploy with a clear message and no host touched: unknown variable, wrong type, two etcd members, VIP outside the subnet, a shared backup repository not mounted, an unreachable host, an unsafe Patroni already running",
+        .lab(hosts: 5, fresh: true)
     )
     func deployRefusesBadInput() async throws {
-        try await Lab.run("reset")
 
         let unknown = try await deployEdited { _, variables in variables += "\nsynchronus_mode: true\n" }
         #expect(unknown.status != 0 && unknown.changed.isEmpty)

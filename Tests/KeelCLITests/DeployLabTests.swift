@@ -103,12 +103,12 @@ extension LabTests {
     }
 
     @Test(
-        "deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row"
+        "deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row",
+        .lab(hosts: 5, fresh: true)
     )
     func deploy() async throws {
         let cluster = try LabClusterInventory()
         let inventory = cluster.path
-        try await Lab.run("reset")
         let events = inventory + ".events"
         let first = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(first.status == 0, "\(first.output)")
@@ -361,11 +361,11 @@ extension LabTests {
 
 extension LabTests {
     @Test(
-        "Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time"
+        "Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time",
+        .lab(hosts: 3, fresh: true)
     )
     func deployWithoutBalancers() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
-        try await Lab.run("reset")
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
         // PostgreSQL from a PGDG mirror signed with its own key (the lab's stands in for apt.postgresql.org).

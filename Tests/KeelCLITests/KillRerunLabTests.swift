@@ -45,12 +45,12 @@ extension LabTests {
     }
 
     @Test(
-        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed, no acknowledged row lost, no password rotated"
+        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed, no acknowledged row lost, no password rotated",
+        .lab(hosts: 5, fresh: true)
     )
     func killedRunsConverge() async throws {
         let cluster = try LabClusterInventory()
         let inventory = cluster.path
-        try await Lab.run("reset")
         let deploy = ["deploy", "-i", inventory]
         let secretsFile = cluster.directory + "/.keel-secrets.yml"
 

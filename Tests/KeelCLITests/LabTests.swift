@@ -6,7 +6,7 @@ import Testing
 struct LabTests {
     let inventory = Lab.inventory ?? ""
 
-    @Test("keel ping reaches every lab host with strict host key checking")
+    @Test("keel ping reaches every lab host with strict host key checking", .lab(hosts: 5))
     func pingAll() async throws {
         let result = try await KeelBinary.run(["ping", "-i", inventory])
         #expect(result.status == 0, "\(result.output)")
@@ -14,7 +14,9 @@ struct LabTests {
     }
 
     @Test(
-        "the web-demo playbook: changes, then none; a hand edit is planned with its diff, then fixed with its handler")
+        "the web-demo playbook: changes, then none; a hand edit is planned with its diff, then fixed with its handler",
+        .lab(hosts: 3)
+    )
     func webDemo() async throws {
         let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-events-\(UUID().uuidString)")
             .path
@@ -54,7 +56,9 @@ struct LabTests {
         #expect(fixed.handlers == ["h2: restart nginx"])
     }
 
-    @Test("lab hosts have no route out: only the bridge is reachable")
+    @Test(
+        "lab hosts have no route out: only the bridge is reachable", .lab(hosts: 5)
+    )
     func isolated() async throws {
         let routes = try await KeelBinary.run([
             "exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok",
@@ -64,7 +68,9 @@ struct LabTests {
         #expect(routes.output.components(separatedBy: "bridge-ok").count == 6)
     }
 
-    @Test("a host powered off cleanly is unreachable, and boots again with the same disk")
+    @Test(
+        "a host powered off cleanly is unreachable, and boots again with the same disk", .lab(hosts: 5)
+    )
     func poweroff() async throws {
         _ = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "echo kept > /root/disk-marker"])
         try await Lab.run("poweroff", "h5")
@@ -75,7 +81,9 @@ struct LabTests {
         #expect(back.output.contains("h5 | ok | exit 0\nkept\n"), "\(back.output)")
     }
 
-    @Test("a package installs through keel exec on two hosts, from the lab's apt proxy")
+    @Test(
+        "a package installs through keel exec on two hosts, from the lab's apt proxy", .lab(hosts: 2)
+    )
     func installPackage() async throws {
         let install = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1:h2", "--timeout", "300", "--",
@@ -89,7 +97,9 @@ struct LabTests {
         #expect(check.output.contains("h2 | ok | exit 0\n1\n"), "\(check.output)")
     }
 
-    @Test("a killed host is unreachable with a clear reason, and back once started again")
+    @Test(
+        "a killed host is unreachable with a clear reason, and back once started again", .lab(hosts: 3)
+    )
     func killAndStart() async throws {
         try await Lab.run("kill", "h3")
         let down = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h3", "--connect-timeout", "2"])
@@ -102,7 +112,9 @@ struct LabTests {
         #expect(up.status == 0, "\(up.output)")
     }
 
-    @Test("a pulled cable makes a host unreachable; plugged back, it answers again")
+    @Test(
+        "a pulled cable makes a host unreachable; plugged back, it answers again", .lab(hosts: 4)
+    )
     func cable() async throws {
         try await Lab.run("net-down", "h4")
         let down = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h4", "--connect-timeout", "2"])
@@ -117,10 +129,12 @@ struct LabTests {
         #expect(up.status == 0, "\(up.output)")
     }
 
-    @Test("lab reset gives fresh disks and keeps the host keys, so known_hosts stays valid")
+    @Test(
+        "lab reset gives fresh disks and keeps the host keys, so known_hosts stays valid", .lab(hosts: 5)
+    )
     func reset() async throws {
         _ = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "touch /root/marker"])
-        try await Lab.run("reset")
+        try await Lab.run("reset", "5")
         let after = try await KeelBinary.run([
             "exec", "-i", inventory, "--", "test ! -e /root/marker && ! dpkg -s cowsay >/dev/null 2>&1",
         ])

@@ -55,11 +55,11 @@ extension LabTests {
     }
 
     @Test(
-        "a running cluster of Debian's Patroni 3.0.2 is replaced in place with keel_upgrade_patroni: one member at a time, the same data on every member, then 0 changed"
+        "a running cluster of Debian's Patroni 3.0.2 is replaced in place with keel_upgrade_patroni: one member at a time, the same data on every member, then 0 changed",
+        .lab(hosts: 3, fresh: true)
     )
     func deployReplacesRunningUnsafePatroni() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
-        try await Lab.run("reset")
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let (superuser, replication) = ("Old-superuser-1", "Old-replication-1")
         let variables =

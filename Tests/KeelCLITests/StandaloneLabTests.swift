@@ -7,11 +7,11 @@ import Testing
 /// deploy before anything changes.
 extension LabTests {
     @Test(
-        "a standalone PostgreSQL on the master host is taken over: its rows reach the replicas; Debian's Patroni 3.0.2 there is replaced with keel_upgrade_patroni"
+        "a standalone PostgreSQL on the master host is taken over: its rows reach the replicas; Debian's Patroni 3.0.2 there is replaced with keel_upgrade_patroni",
+        .lab(hosts: 3, fresh: true)
     )
     func deployTakesOverStandalone() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
-        try await Lab.run("reset")
 
         // Debian's own cluster, created by the package, with rows in it; Debian's Patroni 3.0.2 set up for etcd v3.
         _ = try await remote(

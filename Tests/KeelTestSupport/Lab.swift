@@ -27,7 +27,7 @@ public enum Lab {
         return output
     }
 
-    private static var script: String {
+    static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("lab/lab").path
     }
