@@ -8,10 +8,13 @@ import Testing
 struct ClusterStatusTests {
     private func status(
         _ members: [(String, String, String)], unconfirmed: [String: String] = [:], etcd: Int = 3,
-        vip: [String] = ["10.213.0.14"]
+        vip: [String] = ["10.213.0.14"], lag: [String: Any] = [:]
     ) throws -> ClusterStatus {
         let json = try JSONSerialization.data(withJSONObject: [
-            "members": members.map { ["name": $0.0, "role": $0.1, "state": $0.2, "host": $0.0] }
+            "members": members.map { member in
+                ["name": member.0, "role": member.1, "state": member.2, "host": member.0].merging(
+                    lag[member.0].map { ["lag": $0] } ?? [:], uniquingKeysWith: { $1 })
+            }
         ])
         var status = ClusterStatus(
             cluster: "pg-lab", readFrom: "10.213.0.12", members: try ClusterStatus.Member.decode(json),
@@ -52,5 +55,46 @@ struct ClusterStatusTests {
                 "no leader", "10.213.0.11 is stopped", "etcd has no quorum (1 of 3 members healthy)",
                 "the VIP 10.213.0.100 is on a and b",
             ])
+    }
+
+    @Test("a replica lagging past maximum_lag_on_failover is named; a lag within it, or unknown, is not")
+    func lag() throws {
+        let (model, _) = try ClusterModelTests().load()
+        #expect(model.maximumLagOnFailover == 1_048_576)
+        let within = try status(healthy, lag: ["10.213.0.12": 1_048_576, "10.213.0.13": "unknown"])
+        #expect(within.findProblems(model).isEmpty)
+        let behind = try status(healthy, lag: ["10.213.0.13": 5_000_000])
+        #expect(
+            behind.findProblems(model) == [
+                "10.213.0.13 lags 5000000 bytes behind the leader (more than maximum_lag_on_failover, 1048576: it would not be promoted)"
+            ])
+    }
+
+    @Test("backups: a scheduled run that failed, and a timer that fired without leaving a backup of its kind")
+    func backups() throws {
+        let full = BackupStatus.Backup(label: "20261122-063000F", type: "full", finished: 1_000, size: 1)
+        let runs = BackupStatus.parseRuns(
+            "full @900 success inactive\ndiff @2000 exit-code failed\n", host: "h4")
+        #expect(runs.map(\.type) == ["full", "diff"] && runs[0].fired == 900 && !runs[1].running)
+        var backups = BackupStatus(repository: "h4", stanza: "lab", status: "ok", backups: [full], runs: runs)
+        #expect(
+            backups.problems == [
+                "the last scheduled diff backup failed on h4 (exit-code; see journalctl -u pgbackrest-lab-diff.service)"
+            ])
+        backups.runs = BackupStatus.parseRuns("full @1500 success inactive\ndiff  success inactive", host: "h4")
+        #expect(backups.runs[1].fired == nil)
+        #expect(backups.problems == ["no full backup since its timer fired on h4 at 1970-01-01T00:25:00Z"])
+        backups.runs = BackupStatus.parseRuns("full @1500 success active", host: "h4")
+        #expect(backups.problems.isEmpty, "a backup in progress is not late")
+        backups.runs = BackupStatus.parseRuns("diff @900 success inactive", host: "h4")
+        #expect(backups.problems.isEmpty, "a full backup counts for a differential run")
+        backups.status = "no valid backups"
+        #expect(backups.problems == ["backups: no valid backups"])
+        let model = ClusterModel.Backups(
+            repository: .shared, path: "/srv/backups", stanza: "lab", retentionFull: 2, fullSchedule: "Sun",
+            differentialSchedule: "Mon")
+        #expect(
+            BackupStatus.runsCommand(model).hasPrefix(
+                "echo full \"$(systemctl show -P LastTriggerUSec --timestamp=unix pgbackrest-lab-full.timer)\" "))
     }
 }

@@ -56,6 +56,7 @@ extension ClusterModel {
             ttl: try reader.int(.patroniTTL, in: 10...3600) ?? 30,
             loopWait: try reader.int(.patroniLoopWait, in: 1...600) ?? 10,
             retryTimeout: try reader.int(.patroniRetryTimeout, in: 1...600) ?? 10,
+            maximumLagOnFailover: try reader.int(.patroniMaximumLag, in: 0...(1 << 50)) ?? 1_048_576,
             patroniVersion: try reader.string(.patroniVersion) ?? "4.1.5",
             upgradePatroni: try reader.bool(.upgradePatroni) ?? false,
             withHAProxy: try reader.bool(.withHAProxy) ?? false,

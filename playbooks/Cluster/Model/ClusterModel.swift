@@ -46,6 +46,9 @@ public struct ClusterModel: Sendable {
     public var ttl: Int
     public var loopWait: Int
     public var retryTimeout: Int
+    /// How far behind the leader, in bytes, a replica may be and still be promoted; status calls a member further
+    /// behind lagging (`patroni_maximum_lag_on_failover`).
+    public var maximumLagOnFailover: Int
     /// The Patroni release installed from the pushed wheel.
     public var patroniVersion: String
     /// The SHA-256 its wheel must have: pinned by Keel for the releases it knows, else `patroni_wheel_sha256`.

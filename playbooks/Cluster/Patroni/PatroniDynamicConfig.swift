@@ -26,7 +26,8 @@ struct PatroniDynamicConfig: Resource {
         .object([
             "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait),
             "retry_timeout": .integer(model.retryTimeout),
-            "maximum_lag_on_failover": .integer(1_048_576), "synchronous_mode": .bool(model.synchronousMode),
+            "maximum_lag_on_failover": .integer(model.maximumLagOnFailover),
+            "synchronous_mode": .bool(model.synchronousMode),
             "synchronous_mode_strict": .bool(model.synchronousModeStrict),
             "synchronous_node_count": .integer(model.synchronousNodeCount),
             "postgresql": .object([

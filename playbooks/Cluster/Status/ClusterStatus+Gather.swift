@@ -27,11 +27,14 @@ extension ClusterStatus {
         }
         var status: ClusterStatus?
         var unconfirmed: [String: String] = [:]
+        // With a shared repository every member has the backup timers; the one that is the primary backs up.
+        var runs: [BackupStatus.ScheduledRun] = []
         for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
             case .done(let read, _):
                 if status == nil { status = read }
                 if let reason = read.unconfirmed[host] { unconfirmed[host] = reason }
+                runs += read.backups?.runs ?? []
             case .unreachable(let error): unconfirmed[host] = "unreachable: \(error)"
             case .failed(let error): unconfirmed[host] = "\(error)"
             }
@@ -42,6 +45,7 @@ extension ClusterStatus {
                     + hosts.map { "\($0): \(unconfirmed[$0] ?? "no answer")" }.joined(separator: "\n"))
         }
         status.unconfirmed = unconfirmed
+        status.backups?.runs = runs
         status.vipHolders = try await vipHolders
         if let (backups, error) = await repository {
             status.backups = backups

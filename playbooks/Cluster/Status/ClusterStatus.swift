@@ -111,8 +111,14 @@ public struct ClusterStatus: Codable, Sendable {
             if let reason = unconfirmed[host] {
                 problems.append("\(host) does not answer (\(reason))")
             } else if let member = members.first(where: { $0.name == host }) {
-                let serving = leaders.contains { $0.name == host } ? ["running"] : ["streaming"]
-                if !serving.contains(member.state) { problems.append("\(host) is \(member.state)") }
+                let leads = leaders.contains { $0.name == host }
+                if member.state != (leads ? "running" : "streaming") {
+                    problems.append("\(host) is \(member.state)")
+                } else if !leads, case .bytes(let behind) = member.lag, behind > model.maximumLagOnFailover {
+                    problems.append(
+                        "\(host) lags \(behind) bytes behind the leader (more than maximum_lag_on_failover, "
+                            + "\(model.maximumLagOnFailover): it would not be promoted)")
+                }
             } else {
                 problems.append("\(host) is not a member")
             }
@@ -134,8 +140,8 @@ public struct ClusterStatus: Codable, Sendable {
         if model.backups != nil {
             if let backupError {
                 problems.append("the backups cannot be read (\(backupError))")
-            } else if let backups, backups.status != "ok" {
-                problems.append("backups: \(backups.status)")
+            } else if let backups {
+                problems += backups.problems
             }
         }
         return problems
