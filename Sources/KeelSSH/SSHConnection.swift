@@ -46,12 +46,37 @@ public final class SSHConnection: Sendable {
         _ command: String, input: [UInt8] = [], become: Become? = nil, timeout: Duration? = nil,
         outputLimit: Int = 64 << 20
     ) async throws -> ExecResult {
-        let line = become?.wrap(command) ?? command
-        return try await submit { control, continuation in
+        // Without a terminal nothing tells a command that its channel closed: a mark in the environment of every
+        // process it starts lets a command cut short be ended, with all it started.
+        let mark = "KEEL_EXEC=" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        let marked = "export \(mark); \(command)"
+        do {
+            return try await exec(
+                become?.wrap(marked) ?? marked, input: input, timeout: timeout, outputLimit: outputLimit)
+        } catch let error where error is CancellationError || (error as? SSHError)?.code == .timedOut {
+            await end(mark, become: become)
+            throw error
+        }
+    }
+
+    private func exec(_ line: String, input: [UInt8], timeout: Duration?, outputLimit: Int) async throws -> ExecResult {
+        try await submit { control, continuation in
             ExecOperation(
                 command: line, input: input, timeout: timeout, outputLimit: outputLimit, control: control,
                 completion: continuation)
         }
+    }
+
+    /// Ends every process whose environment holds `mark` (TERM, then KILL two seconds later), even when the task
+    /// that asks is cancelled.
+    private func end(_ mark: String, become: Become?) async {
+        let find =
+            "for f in /proc/[0-9]*/environ; do grep -qsxz \(mark) \"$f\" && { p=${f#/proc/}; echo ${p%/environ}; }; done"
+        let command =
+            "p=$(\(find)); [ -z \"$p\" ] || { kill -TERM $p 2>/dev/null; sleep 2; kill -KILL $(\(find)) 2>/dev/null; }; true"
+        let line = become?.wrap(command) ?? command
+        await Task.detached { _ = try? await self.exec(line, input: [], timeout: .seconds(15), outputLimit: 1 << 16) }
+            .value
     }
 
     /// Writes `bytes` to `path` atomically: into a temporary file created `0600`, given its mode and owner, then

@@ -45,11 +45,15 @@ struct ExecTests {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
             let start = ContinuousClock.now
-            let error = await sshError { _ = try await connection.run("sleep 30", timeout: .milliseconds(500)) }
+            let error = await sshError {
+                _ = try await connection.run("sleep 30.1 & sleep 30.1; echo late", timeout: .milliseconds(500))
+            }
             #expect(error?.code == .timedOut)
             // Far below the command's 30 s; generous because parallel tests share two cores.
             #expect(ContinuousClock.now - start < .seconds(15))
             #expect(try await connection.run("echo still here").stdoutText == "still here\n")
+            // Without a terminal nothing tells a command its channel closed: it is ended, with what it started.
+            #expect(try await connection.run("pgrep -f 'sleep 30[.]1'").stdoutText == "")
         }
     }
 
@@ -66,12 +70,13 @@ struct ExecTests {
     func cancellation() async throws {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
-            let task = Task { try await connection.run("sleep 30") }
+            let task = Task { try await connection.run("sleep 30.2; echo late") }
             try await Task.sleep(for: .milliseconds(300))
             let start = ContinuousClock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             #expect(ContinuousClock.now - start < .seconds(15))
+            #expect(try await connection.run("pgrep -f 'sleep 30[.]2'").stdoutText == "")
         }
     }
 
