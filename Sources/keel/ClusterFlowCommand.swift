@@ -11,24 +11,29 @@ struct ClusterFlowOptions: ParsableArguments {
     /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
     /// and runs the flow. Secrets generated for a run that stopped before changing anything are forgotten: they
     /// reached no host, and must not become the kept ones.
-    func run(_ flow: any ClusterFlow.Type) async throws {
+    func run<Flow: ClusterFlow>(_ flow: Flow) async throws {
         let (inventory, _) = try inventoryOptions.load()
-        let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !flow.writesSecrets)
+        let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
         do {
             model = try ClusterModel.load(from: inventory, secrets: secrets)
         } catch {
             throw CLIError(error.description)
         }
+        do {
+            try flow.check(model)
+        } catch {
+            throw CLIError(error.description)
+        }
         let wheel =
-            flow.needsPatroniWheel
+            Flow.needsPatroniWheel
             ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []
         // Under --check nothing is written, the secrets file included.
-        if flow.writesSecrets, !run.check { try secrets.save() }
+        if Flow.writesSecrets, !run.check { try secrets.save() }
         try await run.apply(
             flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection
         ) { recap in
-            if flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
+            if Flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()
             }
         }

@@ -10,5 +10,5 @@ struct DeployCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ClusterFlowOptions
 
-    func run() async throws { try await options.run(DeployFlow.self) }
+    func run() async throws { try await options.run(DeployFlow()) }
 }

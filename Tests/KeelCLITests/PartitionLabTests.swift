@@ -16,16 +16,17 @@ extension LabTests {
 
     /// Starts a writer on `host` that inserts rows one by one into `acked` through the VIP's primary port for
     /// `seconds` (or until /tmp/writer.stop exists), recording in /tmp/acked each row it got a clean commit for;
-    /// it touches /tmp/writer.done when it ends.
+    /// every failed insert goes to /tmp/writer.errors with its error; it touches /tmp/writer.done when it ends.
     func startWriter(_ cluster: LabClusterInventory, on host: String, seconds: Int) async throws {
         let writer = """
             export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
-            rm -f /tmp/acked /tmp/writer.done /tmp/writer.stop; i=0; end=$(( $(date +%s) + \(seconds) ))
+            rm -f /tmp/acked /tmp/writer.done /tmp/writer.stop /tmp/writer.errors; i=0; end=$(( $(date +%s) + \(seconds) ))
             while [ "$(date +%s)" -lt "$end" ] && [ ! -f /tmp/writer.stop ]; do
                 i=$((i + 1))
                 if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
                     echo "$i" >> /tmp/acked
                 else
+                    echo "$i $out" >> /tmp/writer.errors
                     sleep 0.2
                 fi
             done

@@ -95,9 +95,8 @@ struct ClusterModelTests {
             model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers)
                 && model.haproxyPorts.stats == 7000)
         #expect(
-            model.etcdInitialCluster
-                == "10.213.0.11=https://10.213.0.11:2380,10.213.0.12=https://10.213.0.12:2380,10.213.0.13=https://10.213.0.13:2380"
-        )
+            model.etcdEndpoints
+                == "https://10.213.0.11:2379,https://10.213.0.12:2379,https://10.213.0.13:2379")
     }
 
     @Test("empty passwords are generated once, strong, stored 0600, and the same on the next run")

@@ -42,7 +42,7 @@ struct ClusterTransportTLSTests {
         let conf = try rendered(steps, "/etc/default/etcd", on: member)
         for line in [
             #"ETCD_LISTEN_CLIENT_URLS="https://10.213.0.21:2379,https://127.0.0.1:2379""#,
-            #"ETCD_INITIAL_CLUSTER="10.213.0.21=https://10.213.0.21:2380,"#, #"ETCD_CLIENT_CERT_AUTH="true""#,
+            #"ETCD_INITIAL_ADVERTISE_PEER_URLS="https://10.213.0.21:2380""#, #"ETCD_CLIENT_CERT_AUTH="true""#,
             #"ETCD_PEER_CLIENT_CERT_AUTH="true""#, #"ETCD_PEER_TRUSTED_CA_FILE="/etc/etcd/tls/ca.crt""#,
         ] {
             #expect(conf.contains(line), "\(conf)")

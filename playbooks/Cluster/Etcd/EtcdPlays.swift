@@ -9,6 +9,15 @@ enum EtcdPlays {
         }
     }
 
+    /// New members join the running etcd cluster one at a time, each healthy before the next is added: quorum
+    /// holds at every step.
+    static func joins(_ model: ClusterModel, on hosts: [String]) -> Play {
+        Play("etcd members joining", on: model.pattern(hosts), serial: 1, anyErrorsFatal: true, tags: ["etcd"]) {
+            host in
+            EtcdRole(host: host, model: model).steps
+        }
+    }
+
     /// Members whose configuration or certificate changed restart one at a time, each healthy before the next:
     /// the cluster keeps its quorum, and Patroni its DCS.
     static func restarts(_ model: ClusterModel) -> Play {

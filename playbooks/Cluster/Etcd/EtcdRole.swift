@@ -17,12 +17,15 @@ struct EtcdRole: Role {
             "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
             values: [
                 "member": .string(host.name), "address": .string(model.address(of: host.name)),
-                "scheme": .string(model.etcdScheme), "initial_cluster": .string(model.etcdInitialCluster),
-                "cluster": .string(model.name), "tls": .bool(model.etcdTLS),
+                "scheme": .string(model.etcdScheme), "cluster": .string(model.name), "tls": .bool(model.etcdTLS),
                 "authority": .string(TLSFiles.etcd.authority), "certificate": .string(TLSFiles.etcd.certificate),
                 "key": .string(TLSFiles.etcd.key),
             ]
         ).onChange(restart)
+        Directory("/etc/systemd/system/etcd.service.d")
+        File(EtcdBootstrap.dropIn.path, content: EtcdBootstrap.dropIn.content)
+            .onChange(.run(name: "reload systemd units", command: "systemctl daemon-reload"))
+        EtcdBootstrap(model: model, host: host.name)
         // A member that runs is marked for the rolling restart now; one that does not starts with the new files.
         FlushHandlers()
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.

@@ -13,11 +13,14 @@ struct Etcdctl {
         self.client = model.etcdTLS ? client : nil
     }
 
-    /// The member at `address`, as the etcd host itself reaches it (with etcd's own files).
-    init(_ model: ClusterModel, member address: String) {
-        endpoints = "\(model.etcdScheme)://\(address):2379"
-        client = model.etcdTLS ? .etcd : nil
+    /// The members at `addresses`, reached with the host's `client` files (etcd's own on an etcd host).
+    init(_ model: ClusterModel, client: TLSFiles = .etcd, members addresses: [String]) {
+        endpoints = addresses.map { "\(model.etcdScheme)://\($0):2379" }.joined(separator: ",")
+        self.client = model.etcdTLS ? client : nil
     }
+
+    /// The member at `address`, as the etcd host itself reaches it (with etcd's own files).
+    init(_ model: ClusterModel, member address: String) { self.init(model, members: [address]) }
 
     private init(plain url: String) {
         endpoints = url

@@ -7,11 +7,24 @@ public protocol ClusterFlow {
     static var name: String { get }
     /// One line on what it does, for `--help`.
     static var summary: String { get }
-    /// Whether it may generate secrets the inventory leaves empty (a new cluster's passwords and keys) and keep
-    /// them; a flow that may not sees only the secrets already kept.
+    /// Whether it may generate secrets the inventory leaves empty (a new cluster's passwords and keys, a new
+    /// host's certificate) and keep them; a flow that may not sees only the secrets already kept.
     static var writesSecrets: Bool { get }
     /// Whether it installs Patroni on hosts, and so needs the Patroni wheel on this machine.
     static var needsPatroniWheel: Bool { get }
+    /// Refuses, before any host is contacted, what the flow cannot do with `model` (hosts it does not know, …).
+    func check(_ model: ClusterModel) throws(FlowError)
     /// The playbook for `model`; `patroniWheel` is empty unless ``needsPatroniWheel``.
-    static func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook
+    func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook
+}
+
+extension ClusterFlow {
+    public func check(_ model: ClusterModel) throws(FlowError) {}
+}
+
+/// What a flow refuses to do, and what to do instead.
+public struct FlowError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ problem: String, hint: String) { description = "\(problem)\n  hint: \(hint)" }
 }

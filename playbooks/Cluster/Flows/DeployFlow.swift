@@ -3,14 +3,16 @@ import Keel
 /// Deploys the cluster, or converges a running one to the inventory: etcd, then PostgreSQL and Patroni (the
 /// primary first, then the replicas), backups, roles and databases, PgBouncer and the balancers. A second run
 /// changes nothing.
-public enum DeployFlow: ClusterFlow {
+public struct DeployFlow: ClusterFlow {
     public static let name = "deploy"
     public static let summary = "Deploy (or converge) the PostgreSQL HA cluster the inventory describes."
     public static let writesSecrets = true
     public static let needsPatroniWheel = true
 
-    public static func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
-        Playbook(name, summary: summary, become: true) {
+    public init() {}
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             HostPlays.common(model)
             EtcdPlays.cluster(model)

@@ -9,9 +9,9 @@ enum HostPlays {
         }
     }
 
-    /// Base packages, kernel settings and package sources.
-    static func common(_ model: ClusterModel) -> Play {
-        Play("common", on: model.pattern(model.allHosts), tags: ["common"]) { host in
+    /// Base packages, kernel settings and package sources, on `hosts` (every host of the cluster by default).
+    static func common(_ model: ClusterModel, on hosts: [String]? = nil) -> Play {
+        Play("common", on: model.pattern(hosts ?? model.allHosts), tags: ["common"]) { host in
             CommonRole(host: host, model: model).steps
         }
     }

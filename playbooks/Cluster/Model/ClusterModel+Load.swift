@@ -71,7 +71,12 @@ extension ClusterModel {
                 reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: master,
             balancerHosts: inventory.hostNames(in: "balancers"))
-        for host in model.allHosts { model.addresses[host] = try inventory.target(for: host).address }
+        for host in model.allHosts {
+            model.addresses[host] = try inventory.target(for: host).address
+            if try VariableReader(host: host, variables: inventory.variables(for: host)).bool(.newNode) == true {
+                model.newHosts.append(host)
+            }
+        }
         try model.checkValues(reader, inventory: inventory)
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in

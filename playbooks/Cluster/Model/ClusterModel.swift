@@ -84,6 +84,8 @@ public struct ClusterModel: Sendable {
     public var databaseHosts: [String]
     public var primaryHost: String?
     public var balancerHosts: [String]
+    /// The hosts marked `new_node=true`: those `keel add-node` adds when the command line names none.
+    public var newHosts: [String] = []
 
     public func address(of host: String) -> String { addresses[host] ?? host }
 
@@ -135,11 +137,6 @@ public struct ClusterModel: Sendable {
 
     /// Patroni's keys for this cluster in etcd, with the trailing slash that keeps a neighbour (`NAME2`) out.
     public var dcsPrefix: String { "/service/\(name)/" }
-
-    /// `h1=https://10.0.0.1:2380,…` for etcd's initial cluster.
-    public var etcdInitialCluster: String {
-        etcdHosts.map { "\($0)=\(etcdScheme)://\(address(of: $0)):2380" }.joined(separator: ",")
-    }
 
     /// The PostgreSQL Global Development Group's apt repository (apt.postgresql.org) or a mirror of it: every
     /// PostgreSQL release, and newer PgBouncer and pgBackRest than Debian's.

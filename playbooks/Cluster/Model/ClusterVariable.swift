@@ -54,10 +54,12 @@ enum ClusterVariable: String, CaseIterable {
     case pgbouncerClientTLSMode = "pgbouncer_client_tls_sslmode"
     case upgradePatroni = "keel_upgrade_patroni"
     case dataCopyTimeout = "keel_data_copy_timeout"
+    /// A host's own flag: it joins the running cluster with `keel add-node` (postgresql_cluster's marker).
+    case newNode = "new_node"
 
     /// postgresql_cluster's per-host flags, accepted without being used.
     static let ignored: Set<String> = [
-        "hostname", "postgresql_exists", "new_node", "patroni_tags", "patroni_replicatefrom", "balancer_tags",
+        "hostname", "postgresql_exists", "patroni_tags", "patroni_replicatefrom", "balancer_tags",
         "bind_address",
     ]
 

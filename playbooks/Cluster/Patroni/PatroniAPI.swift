@@ -3,6 +3,8 @@ import Keel
 /// Shell commands against one member's Patroni REST API (port 8008), run as root on a database host: over TLS,
 /// the member's certificate verified against the cluster's CA, when the cluster has one.
 struct PatroniAPI {
+    /// The member's inventory name, as Patroni names it.
+    let member: String
     let url: String
     /// curl's option naming the CA, or nothing.
     private let authority: String
@@ -15,6 +17,7 @@ struct PatroniAPI {
     static let formerCredentialsFile = "/etc/patroni/api.curlrc"
 
     init(_ model: ClusterModel, member: String) {
+        self.member = member
         url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):8008"
         authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) "
     }
@@ -49,6 +52,21 @@ struct PatroniAPI {
     /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
     var waitInService: String {
         "for i in $(seq 300); do \(inService) && exit 0; sleep 1; done; echo 'the member is not in service after 300 s' >&2; exit 1"
+    }
+
+    /// Succeeds when the member streams on the leader's timeline no further behind than a replica Patroni would
+    /// still promote (`maximum_lag_on_failover`): the cluster as its members list it, read from this member.
+    func caughtUp(_ model: ClusterModel) -> String {
+        let check = """
+            import json, sys
+            members = json.load(sys.stdin)["members"]
+            me = [m for m in members if m["name"] == sys.argv[1]][0]
+            leader = [m for m in members if m["role"] in ("leader", "standby_leader")][0]
+            sys.exit(0 if me["state"] == "streaming" and me.get("timeline") == leader.get("timeline")
+                     and isinstance(me.get("lag"), int) and me["lag"] <= int(sys.argv[2]) else 1)
+            """
+        return get("/cluster")
+            + " | python3 -c \(shellQuote(check)) \(shellQuote(member)) \(model.maximumLagOnFailover)"
     }
 
     /// Succeeds when the member is the primary, or a replica streaming WAL from it.

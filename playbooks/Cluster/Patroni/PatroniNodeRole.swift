@@ -70,11 +70,7 @@ struct PatroniNodeRole: Role {
             if let tls = model.tls, let issued = tls.hosts[host.name] {
                 TLSFilesRole(files: .patroni, authority: tls.authority, issued: issued, handlers: tlsReloads).steps
             }
-            Template(
-                "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
-                group: "postgres", values: patroniValues(vip: vip)
-            )
-            .onChange(.reload("patroni"))
+            try configuration
             if let vip {
                 // Only root moves the address: postgres may run exactly `keel-vip up` and `keel-vip down` through
                 // sudo, so no capability reaches PostgreSQL, its backends or archive_command.
@@ -104,6 +100,19 @@ struct PatroniNodeRole: Role {
                 FlushHandlers()
                 PatroniRestarts.replacing(model, host: host.name)
             }
+        }
+    }
+
+    /// patroni.yml, which Patroni applies on a reload (its pg_hba lines and etcd endpoints among others).
+    var configuration: [Step] {
+        get throws {
+            [
+                Template(
+                    "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
+                    group: "postgres", values: patroniValues(vip: try leaderVIP)
+                )
+                .onChange(.reload("patroni"))
+            ]
         }
     }
 

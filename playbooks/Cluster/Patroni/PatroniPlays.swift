@@ -3,14 +3,34 @@ import Keel
 /// The plays of the Patroni tier: members installed and configured, started in the order a cluster needs, its
 /// dynamic configuration converged, and restarts one member at a time.
 enum PatroniPlays {
-    /// PostgreSQL and Patroni installed and configured on every database host; replacing a running older Patroni
-    /// goes one member at a time.
-    static func members(_ model: ClusterModel, wheel: [UInt8]) -> Play {
+    /// PostgreSQL and Patroni installed and configured on `hosts` (every database host by default); replacing a
+    /// running older Patroni goes one member at a time.
+    static func members(_ model: ClusterModel, wheel: [UInt8], on hosts: [String]? = nil) -> Play {
         Play(
-            "postgresql and patroni", on: "postgres_cluster", serial: model.upgradePatroni ? 1 : nil,
+            "postgresql and patroni", on: hosts.map(model.pattern) ?? "postgres_cluster",
+            serial: model.upgradePatroni ? 1 : nil,
             anyErrorsFatal: model.upgradePatroni, tags: ["postgresql", "patroni"]
         ) { host in
             try PatroniNodeRole(host: host, model: model, wheel: wheel).steps
+        }
+    }
+
+    /// Running members let new ones in: patroni.yml with their pg_hba lines and etcd's endpoints, which Patroni
+    /// applies on a reload (PostgreSQL reloads too; nothing restarts).
+    static func access(_ model: ClusterModel, on hosts: [String]) -> Play {
+        Play("patroni access for new members", on: model.pattern(hosts), tags: ["patroni"]) { host in
+            try PatroniNodeRole(host: host, model: model, wheel: []).configuration
+        }
+    }
+
+    /// New members of a running cluster: each proves it can log in for replication to every member before its
+    /// Patroni starts, then is cloned and streams from the leader, on its timeline and caught up.
+    static func joining(_ model: ClusterModel, on hosts: [String]) -> Play {
+        Play("patroni members joining", on: model.pattern(hosts), tags: ["patroni"]) { host in
+            ReplicationLogin(model: model, host: host.name)
+            Service("patroni", state: .started, enabled: true)
+            MemberInService(model: model, host: host.name).steps
+            WaitFor(.command(PatroniAPI(model, member: host.name).caughtUp(model)), timeout: model.dataCopyTimeout)
         }
     }
 

@@ -62,11 +62,11 @@ struct PgBouncerRole: Role {
 
 /// The plays of the connection pooler.
 enum PgBouncerPlays {
-    /// PgBouncer on every database host, when the inventory installs it.
-    static func poolers(_ model: ClusterModel) -> [Play] {
+    /// PgBouncer on `hosts` (every database host by default), when the inventory installs it.
+    static func poolers(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
         guard model.pgbouncer else { return [] }
         return [
-            Play("pgbouncer", on: "postgres_cluster", tags: ["pgbouncer"]) { host in
+            Play("pgbouncer", on: hosts.map(model.pattern) ?? "postgres_cluster", tags: ["pgbouncer"]) { host in
                 PgBouncerRole(host: host, model: model).steps
             }
         ]

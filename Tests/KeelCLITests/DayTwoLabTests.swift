@@ -1,0 +1,148 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// The day-2 flows in sequence on one deployed cluster (Type A: h1..h3 with etcd, balancers h4 and h5), each under
+/// write load through the VIP with every acknowledged row accounted for.
+extension LabTests {
+    @Test(
+        "day-2 flows on one running cluster under write load: add-node (planned with --check, refused with a wrong replication password, then a 4th member streaming and serving reads, 0 writer errors, 0 changed on the re-run); etcd grown 3 → 4 → 5 with the leader unchanged",
+        .lab(hosts: 6, fresh: true)
+    )
+    func dayTwoFlows() async throws {
+        let cluster = try LabClusterInventory()
+        let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(deploy.status == 0, "\(deploy.output)")
+        try #require(deploy.status == 0)
+        try await addNode(cluster)
+        try await growEtcd(cluster)
+    }
+
+    private func addNode(_ cluster: LabClusterInventory) async throws {
+        let inventory = cluster.path
+        let variablesPath = cluster.directory + "/group_vars/all.yml"
+        let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
+        try String(contentsOfFile: inventory, encoding: .utf8)
+            .replacingOccurrences(
+                of: "[replica]\nh2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\n",
+                with:
+                    "[replica]\nh2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\nh6 ansible_host=10.213.0.16 new_node=true\n"
+            )
+            .write(toFile: inventory, atomically: true, encoding: .utf8)
+        let before = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
+        let leader = try #require(before.first { $0["role"] as? String == "leader" }?["name"] as? String)
+        let writerHost = try #require(["h2", "h3"].first { $0 != leader })
+        _ = try await appSQL(cluster, on: writerHost, "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
+        try await startWriter(cluster, on: writerHost, seconds: 1800)
+
+        // The plan: the new member, pg_hba on the running members, HAProxy's backends on both balancers.
+        let events = inventory + ".events"
+        let check = try await KeelBinary.run(["add-node", "-i", inventory, "--check", "--events", events])
+        #expect(check.status == 2, "\(check.output)")
+        let planned = try EventStream(path: events).changedSteps
+        for expected in [
+            "h1: template /etc/patroni/patroni.yml", "h2: template /etc/patroni/patroni.yml",
+            "h3: template /etc/patroni/patroni.yml", "h4: template /etc/haproxy/haproxy.cfg",
+            "h5: template /etc/haproxy/haproxy.cfg", "h6: template /etc/patroni/patroni.yml",
+        ] {
+            #expect(planned.contains(expected), "\(expected) planned: \(planned)")
+        }
+
+        // A replication password that is not the running cluster's stops the run before the new Patroni starts.
+        try (variables + "\npatroni_replication_password: \"not-the-cluster-password\"\n").write(
+            toFile: variablesPath, atomically: true, encoding: .utf8)
+        let wrong = try await KeelBinary.run(["add-node", "-i", inventory])
+        #expect(wrong.status != 0, "\(wrong.output)")
+        #expect(
+            wrong.output.contains("h6 cannot log in for replication as replicator")
+                && wrong.output.contains("check patroni_replication_password"), "\(wrong.output)")
+        let stopped = try await remote(inventory, "h6", "systemctl is-active patroni || true")
+        #expect(stopped == ["inactive"], "the new member's Patroni did not start: \(stopped)")
+        try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
+
+        let start = ContinuousClock.now
+        let added = try await KeelBinary.run(["add-node", "-i", inventory, "--events", events])
+        let took = ContinuousClock.now - start
+        #expect(added.status == 0, "\(added.output)")
+        #expect(!added.output.contains("restart"), "no member restarts: \(added.output)")
+        let noopStart = ContinuousClock.now
+        let again = try await KeelBinary.run(["add-node", "-i", inventory, "--events", events])
+        let noopTook = ContinuousClock.now - noopStart
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
+        print("add-node: \(took); its no-op re-run: \(noopTook)")
+
+        // Reads through the VIP's replica port reach every replica, the new one too.
+        let password = try cluster.secret("user_app")
+        let servers = try await remote(
+            inventory, "h1",
+            "for i in $(seq 200); do PGPASSWORD='\(password)' psql -h 10.213.0.100 -p 5001 -U app -d app -XAtqc \"SELECT split_part(current_setting('listen_addresses'), ',', 1)\"; done | sort | uniq -c | awk '{print $2}'"
+        )
+        let replicas = ["h1", "h2", "h3", "h6"].filter { $0 != leader }.map { "10.213.0.1\($0.dropFirst())" }
+        #expect(
+            Set(servers) == Set(replicas),
+            "servers seen through 5001: \(servers)")
+
+        // The writer never failed; every acknowledged row is on the new member, which streams caught up.
+        _ = try await remote(inventory, writerHost, "touch /tmp/writer.stop")
+        for _ in 0..<30
+        where try await remote(inventory, writerHost, "cat /tmp/writer.done 2>/dev/null && echo done || true") != [
+            "done"
+        ] {
+            try await Task.sleep(for: .seconds(1))
+        }
+        let errors = try await remote(inventory, writerHost, "cat /tmp/writer.errors 2>/dev/null || true")
+        #expect(errors.isEmpty, "the writer saw errors: \(errors)")
+        let after = try await members(inventory, within: 60) { members in
+            members.contains {
+                $0["name"] as? String == "h6" && $0["state"] as? String == "streaming" && $0["lag"] as? Int == 0
+            }
+        }
+        let newMember = after.first { $0["name"] as? String == "h6" }
+        let leaderTimeline = after.first { $0["role"] as? String == "leader" }?["timeline"] as? Int
+        #expect(
+            newMember?["lag"] as? Int == 0 && newMember?["timeline"] as? Int == leaderTimeline,
+            "h6 streams on the leader's timeline, caught up: \(after)")
+        let acked = Set(try await remote(inventory, writerHost, "cat /tmp/acked"))
+        let present = Set(
+            try await remote(inventory, "h6", "runuser -u postgres -- psql -XAtq -d app -c 'SELECT id FROM acked'"))
+        #expect(acked.count > 50, "the writer got commits: \(acked.count)")
+        #expect(
+            acked.subtracting(present).isEmpty, "acknowledged rows missing on h6: \(acked.subtracting(present).count)")
+        let leftovers = try await sql(inventory, leader, "SELECT count(*) FROM pg_replication_slots WHERE NOT active")
+        #expect(leftovers.output.contains("\n0\n"), "no inactive slot: \(leftovers.output)")
+    }
+
+    /// Two more etcd members, one add-node run each (3 → 4 → 5): healthy after each, the Patroni leader unchanged.
+    private func growEtcd(_ cluster: LabClusterInventory) async throws {
+        let inventory = cluster.path
+        try String(contentsOfFile: inventory, encoding: .utf8)
+            .replacingOccurrences(
+                of:
+                    "[etcd_cluster]\nh1 ansible_host=10.213.0.11\nh2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\n",
+                with:
+                    "[etcd_cluster]\nh1 ansible_host=10.213.0.11\nh2 ansible_host=10.213.0.12\nh3 ansible_host=10.213.0.13\nh4 ansible_host=10.213.0.14\nh5 ansible_host=10.213.0.15\n"
+            )
+            .write(toFile: inventory, atomically: true, encoding: .utf8)
+        let leaderBefore =
+            try await members(inventory, within: 30) { _ in true }
+            .first { $0["role"] as? String == "leader" }?["name"] as? String
+        for (host, size) in [("h4", 4), ("h5", 5)] {
+            let grown = try await KeelBinary.run(["add-node", "-i", inventory, host])
+            #expect(grown.status == 0, "\(grown.output)")
+            let health = try await remote(
+                inventory, "h1",
+                "ETCDCTL_API=3 etcdctl --endpoints=https://10.213.0.11:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key member list | wc -l; "
+                    + "ETCDCTL_API=3 etcdctl --endpoints=\((1...size).map { "https://10.213.0.1\($0):2379" }.joined(separator: ",")) --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key endpoint health 2>&1 | grep -c 'is healthy'"
+            )
+            #expect(
+                health == ["\(size)", "\(size)"], "etcd has \(size) healthy members after adding \(host): \(health)")
+            let leader =
+                try await members(inventory, within: 30) { _ in true }
+                .first { $0["role"] as? String == "leader" }?["name"] as? String
+            #expect(leader == leaderBefore, "the Patroni leader stays \(leaderBefore ?? "?"): now \(leader ?? "none")")
+        }
+        let status = try await KeelBinary.run(["status", "-i", inventory])
+        #expect(status.status == 0 && status.output.contains("etcd: 5 of 5 members healthy"), "\(status.output)")
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Keel
+
+/// Before a flow changes a running cluster: a leader, every running member in service, Patroni not paused, etcd
+/// with its quorum. Anything else stops the flow before it changes anything (unless the operator forces it).
+struct RunningClusterCheck: Resource {
+    let model: ClusterModel
+    /// The database and etcd hosts that run already (the flow's new hosts left out).
+    let members: [String]
+    let etcdMembers: [String]
+    /// What the flow is, for the message: `add-node`.
+    let flow: String
+
+    private static let separator = "--- etcd:"
+
+    var description: String { "the running cluster is healthy" }
+
+    var probe: String {
+        let patroni = members.map { PatroniAPI(model, member: $0).get("/cluster") }.joined(separator: " || ")
+        let etcd = Etcdctl(model, client: .patroni, members: etcdMembers.map(model.address(of:)))
+        return "{ \(patroni) || true; }; echo; echo '\(Self.separator)'; "
+            + etcd("--dial-timeout=2s --command-timeout=3s endpoint health -w json") + " 2>/dev/null || true"
+    }
+
+    func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
+        let parts = output.text.components(separatedBy: Self.separator)
+        let cluster = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
+        let etcd = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        let problems = Self.problems(cluster: cluster, etcd: etcd, members: members, etcdMembers: etcdMembers)
+        guard problems.isEmpty else {
+            throw ResourceError(
+                "the running cluster is not healthy, so \(flow) changes nothing: \(problems.joined(separator: "; "))"
+                    + "\n  hint: see keel status; fix the cluster first, or run again with --force to go on regardless")
+        }
+        return []
+    }
+
+    /// What is wrong, from Patroni's `/cluster` and etcd's `endpoint health -w json`.
+    static func problems(cluster: String, etcd: String, members: [String], etcdMembers: [String]) -> [String] {
+        struct Pause: Decodable { var pause: Bool? }
+        guard let listed = try? ClusterStatus.Member.decode(Data(cluster.utf8)) else {
+            return ["no member's Patroni answers"]
+        }
+        var problems: [String] = []
+        if (try? JSONDecoder().decode(Pause.self, from: Data(cluster.utf8)))?.pause == true {
+            problems.append("Patroni is paused (maintenance mode)")
+        }
+        let leaders = listed.filter { ["leader", "standby_leader"].contains($0.role) }
+        if leaders.count != 1 { problems.append("\(leaders.count) leaders") }
+        for member in members {
+            guard let state = listed.first(where: { $0.name == member })?.state else {
+                problems.append("\(member) is not a member")
+                continue
+            }
+            if !["running", "streaming"].contains(state) { problems.append("\(member) is \(state)") }
+        }
+        let healthy = ((try? JSONDecoder().decode([ClusterStatus.EtcdMember].self, from: Data(etcd.utf8))) ?? [])
+            .filter(\.health).count
+        if healthy * 2 <= etcdMembers.count {
+            problems.append("etcd has no quorum (\(healthy) of \(etcdMembers.count) members healthy)")
+        }
+        return problems
+    }
+}
