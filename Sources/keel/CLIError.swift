@@ -16,6 +16,13 @@ enum Terminal {
         return Secret(String(cString: typed))
     }
 
+    /// Asks for a line on the terminal; nil when there is no terminal.
+    static func ask(_ prompt: String) -> String? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        write(prompt)
+        return readLine()?.trimmingCharacters(in: .whitespaces)
+    }
+
     /// Writes `text` to standard output at once (hosts report from many tasks).
     static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))

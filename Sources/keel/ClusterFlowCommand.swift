@@ -11,7 +11,8 @@ struct ClusterFlowOptions: ParsableArguments {
     /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
     /// and runs the flow. Secrets generated for a run that stopped before changing anything are forgotten: they
     /// reached no host, and must not become the kept ones.
-    func run<Flow: ClusterFlow>(_ flow: Flow) async throws {
+    /// `confirm` sees the model before any host is contacted and throws to stop (not under --check).
+    func run<Flow: ClusterFlow>(_ flow: Flow, confirm: (ClusterModel) throws -> Void = { _ in }) async throws {
         let (inventory, _) = try inventoryOptions.load()
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
@@ -25,6 +26,7 @@ struct ClusterFlowOptions: ParsableArguments {
         } catch {
             throw CLIError(error.description)
         }
+        if !run.check { try confirm(model) }
         let wheel =
             Flow.needsPatroniWheel
             ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []

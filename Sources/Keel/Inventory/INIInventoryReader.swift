@@ -1,5 +1,3 @@
-import Yams
-
 /// Reads Ansible's INI inventory format, as postgresql_cluster writes it:
 ///
 /// ```ini
@@ -115,7 +113,9 @@ enum INIInventoryReader {
         let leadingZero = digits.count > 1 && digits.first == "0" && digits.contains { $0 != "0" }
         if !leadingZero, let number = Int(text) { return .int(number) }
         if text.contains("."), let number = Double(text) { return .double(number) }
-        if let first = text.first, first == "[" || first == "{", let node = try? Yams.compose(yaml: text, .basic) {
+        if let first = text.first, first == "[" || first == "{",
+            let node = try? YAMLComposer.compose(text, budget: 4 * text.utf8.count + 100)
+        {
             return YAMLDocument.value(of: node)
         }
         return .string(text)

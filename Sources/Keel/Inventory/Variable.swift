@@ -11,10 +11,16 @@ public struct Variable: Sendable, Hashable {
     /// Whether the name says the value must never be shown (`***` in output): `…password…`, `…secret…`,
     /// `…token…`, and Ansible's `…_pass` (`ansible_ssh_pass`, `ansible_become_pass`).
     public static func isSecret(name: String) -> Bool {
+        guard !name.isEmpty else { return false }
         let lowered = name.lowercased()
-        return ["password", "passwd", "passphrase", "secret", "token"].contains { lowered.contains($0) }
-            || lowered == "pass" || lowered.hasSuffix("_pass")
+        let bytes = Array(lowered.utf8)
+        return secretWords.contains { word in
+            bytes.count >= word.count
+                && (0...(bytes.count - word.count)).contains { bytes[$0..<$0 + word.count].elementsEqual(word) }
+        } || lowered == "pass" || lowered.hasSuffix("_pass")
     }
+
+    private static let secretWords = ["password", "passwd", "passphrase", "secret", "token"].map { Array($0.utf8) }
 
     /// `value` as it may be shown under `name`: `***` for a secret, and within lists and mappings every entry whose
     /// key names a secret (`postgresql_users: [{name: app, password: ***}]`).

@@ -1,11 +1,9 @@
-import Yams
-
 /// Reads the Ansible YAML inventory shape: `GROUP: {hosts: {HOST: VARS}, vars: {...}, children: {GROUP: ...}}`.
 enum YAMLInventoryReader {
     static func read(_ text: String, file: String, into builder: inout InventoryBuilder) throws(InventoryError) {
         let root = try YAMLDocument.parse(text, file: file)
         guard let root else { return }
-        guard case .mapping(let groups) = root else {
+        guard case .mapping(let groups) = root.content else {
             throw InventoryError(
                 "the inventory must be a mapping of groups (usually starting with `all:`), not \(YAMLDocument.kind(of: root))",
                 at: YAMLDocument.location(root, file))
@@ -16,7 +14,7 @@ enum YAMLInventoryReader {
     }
 
     private static func readGroup(
-        _ group: String, body: Node, parent: String?, file: String, into builder: inout InventoryBuilder
+        _ group: String, body: YAMLNode, parent: String?, file: String, into builder: inout InventoryBuilder
     ) throws(InventoryError) {
         let location = YAMLDocument.location(body, file)
         if YAMLDocument.isNull(body) {
@@ -27,7 +25,7 @@ enum YAMLInventoryReader {
             }
             return
         }
-        guard case .mapping(let sections) = body else {
+        guard case .mapping(let sections) = body.content else {
             throw InventoryError(
                 "group '\(group)' must be a mapping with hosts, vars or children, not \(YAMLDocument.kind(of: body))",
                 at: location)
@@ -47,7 +45,7 @@ enum YAMLInventoryReader {
                 }
             case "children":
                 if YAMLDocument.isNull(value) { continue }
-                guard case .mapping(let children) = value else {
+                guard case .mapping(let children) = value.content else {
                     throw InventoryError(
                         "children of group '\(group)' must be a mapping of group names, not \(YAMLDocument.kind(of: value))",
                         at: YAMLDocument.location(value, file), hint: "write each child as `NAME:` on its own line")
@@ -64,11 +62,11 @@ enum YAMLInventoryReader {
         }
     }
 
-    private static func readHosts(_ node: Node, group: String, file: String, into builder: inout InventoryBuilder)
+    private static func readHosts(_ node: YAMLNode, group: String, file: String, into builder: inout InventoryBuilder)
         throws(InventoryError)
     {
         if YAMLDocument.isNull(node) { return }
-        guard case .mapping(let hosts) = node else {
+        guard case .mapping(let hosts) = node.content else {
             throw InventoryError(
                 "hosts of group '\(group)' must be a mapping of host names, not \(YAMLDocument.kind(of: node))",
                 at: YAMLDocument.location(node, file),
@@ -83,11 +81,11 @@ enum YAMLInventoryReader {
         }
     }
 
-    private static func name(of key: Node, _ file: String) throws(InventoryError) -> String {
-        guard case .scalar(let scalar) = key, !scalar.string.isEmpty else {
+    private static func name(of key: YAMLNode, _ file: String) throws(InventoryError) -> String {
+        guard let name = key.text, !name.isEmpty else {
             throw InventoryError(
                 "expected a name here, found \(YAMLDocument.kind(of: key))", at: YAMLDocument.location(key, file))
         }
-        return scalar.string
+        return name
     }
 }

@@ -7,7 +7,7 @@ import Keel
 /// new etcd members join one at a time; each new database member proves it can log in for replication to every
 /// member before its Patroni starts, then is cloned and streams, caught up with the leader; finally HAProxy on
 /// every balancer routes to it. `keel deploy` with the same inventory reaches the same end state.
-public struct AddNodeFlow: ClusterFlow {
+public struct AddNodeFlow: ClusterFlow, Sendable {
     public static let name = "add-node"
     public static let summary =
         "Add database replicas and etcd members to the running cluster (hosts marked new_node=true, or named)."

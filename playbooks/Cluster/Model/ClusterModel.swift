@@ -97,6 +97,20 @@ public struct ClusterModel: Sendable {
         }
     }
 
+    /// The cluster once `hosts` have left it: what the remaining hosts' configuration is rendered from.
+    public func without(_ hosts: [String]) -> ClusterModel {
+        var model = self
+        model.databaseHosts.removeAll(where: hosts.contains)
+        model.etcdHosts.removeAll(where: hosts.contains)
+        model.newHosts.removeAll(where: hosts.contains)
+        return model
+    }
+
+    /// The name of the replication slot Patroni keeps on the primary for `member`.
+    public static func slotName(of member: String) -> String {
+        String(member.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    }
+
     /// The database hosts other than the primary.
     public var replicaHosts: [String] { databaseHosts.filter { $0 != primaryHost } }
 

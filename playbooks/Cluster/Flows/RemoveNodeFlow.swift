@@ -1,0 +1,108 @@
+import Keel
+
+/// Takes database replicas, or etcd members, out of the running cluster: HAProxy stops routing to them first,
+/// then their Patroni stops and the cluster forgets them (DCS key, replication slot), the remaining members drop
+/// their pg_hba lines (a reload), etcd removes them from its membership, and the repository its entries. Their
+/// data directory stays unless asked otherwise, and the same host can be added again later.
+public struct RemoveNodeFlow: ClusterFlow, Sendable {
+    public static let name = "remove-node"
+    public static let summary =
+        "Take database replicas or etcd members out of the running cluster (the host's name typed confirms it)."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    let hosts: [String]
+    /// Also delete the data directory on the hosts leaving.
+    let wipeData: Bool
+
+    public init(hosts: [String], wipeData: Bool) {
+        self.hosts = hosts
+        self.wipeData = wipeData
+    }
+
+    public func check(_ model: ClusterModel) throws(FlowError) {
+        guard !hosts.isEmpty else { throw FlowError("remove-node names no host", hint: "name the hosts to remove") }
+        for host in hosts where !model.databaseHosts.contains(host) && !model.etcdHosts.contains(host) {
+            throw FlowError(
+                "\(host) is not a database or etcd host of the inventory",
+                hint: "name a host of [postgres_cluster] or [etcd_cluster]")
+        }
+        if let primary = model.primaryHost, hosts.contains(primary) {
+            throw FlowError(
+                "\(primary) is the inventory's [master] host",
+                hint: "name another member under [master] first (switch over to it if it is the leader)")
+        }
+        if model.databaseHosts.allSatisfy(hosts.contains) {
+            throw FlowError("no database host would remain", hint: "to remove the whole cluster, use remove-cluster")
+        }
+    }
+
+    /// What the run will do, for the operator to confirm.
+    public func plan(_ model: ClusterModel) -> String {
+        let remaining = model.without(hosts)
+        var lines = ["remove-node will, on cluster \(model.name):"]
+        for host in hosts {
+            var steps: [String] = []
+            if model.databaseHosts.contains(host) {
+                if model.withHAProxy {
+                    steps.append("take it out of HAProxy on \(model.balancerHosts.joined(separator: ", "))")
+                }
+                steps.append("stop and disable Patroni\(model.pgbouncer ? " and PgBouncer" : "") on it")
+                steps.append("drop its replication slot and its key in the DCS")
+                steps.append("remove its pg_hba lines on \(remaining.databaseHosts.joined(separator: ", ")) (a reload)")
+                if let repository = model.backups?.repositoryHost {
+                    steps.append("remove its entry from the pgBackRest repository on \(repository)")
+                }
+                steps.append(
+                    wipeData
+                        ? "DELETE its data directory \(model.dataDirectory)"
+                        : "keep its data directory \(model.dataDirectory) (--wipe-data deletes it)")
+            }
+            if model.etcdHosts.contains(host) {
+                steps.append(
+                    "remove it from etcd (\(remaining.etcdHosts.count) members stay), stop its etcd and clear its etcd data"
+                )
+            }
+            lines.append("  \(host): " + steps.joined(separator: "; "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        let remaining = model.without(hosts)
+        let leavingMembers = model.databaseHosts.filter(hosts.contains)
+        let leavingEtcd = model.etcdHosts.filter(hosts.contains)
+        return Playbook(Self.name, summary: Self.summary, become: true) {
+            Play("removal guard", on: remaining.databaseHosts[0], anyErrorsFatal: true, tags: ["always"]) { _ in
+                RemovalGuard(model: model, leaving: hosts)
+            }
+            BalancerPlays.haproxy(remaining)
+            Play("patroni stopped", on: model.pattern(leavingMembers), tags: ["patroni"]) { _ in
+                Service("patroni", state: .stopped, enabled: false)
+                if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
+            }
+            Play("members forgotten", on: model.pattern(leavingMembers.isEmpty ? [] : remaining.databaseHosts)) { _ in
+                for member in leavingMembers { MemberForgotten(model: model, member: member) }
+            }
+            PatroniPlays.access(remaining, on: remaining.databaseHosts)
+            Play("etcd members leaving", on: model.pattern(leavingEtcd.isEmpty ? [] : [remaining.etcdHosts[0]])) { _ in
+                for member in leavingEtcd { EtcdMemberRemoval(model: model, member: member) }
+            }
+            Play("etcd stopped", on: model.pattern(leavingEtcd), tags: ["etcd"]) { _ in
+                Service("etcd", state: .stopped, enabled: false)
+                // Its data would make it refuse to join again ("member removed"): it starts afresh when re-added.
+                Command(
+                    "rm -rf \(EtcdBootstrap.dataDirectory) \(EtcdBootstrap.file)",
+                    unless: "[ ! -e \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(EtcdBootstrap.file) ]")
+            }
+            PgBackRestPlays.setup(remaining)
+            if wipeData {
+                Play("data removed", on: model.pattern(leavingMembers), tags: ["postgresql"]) { _ in
+                    Command(
+                        "rm -rf \(shellQuote(model.dataDirectory))",
+                        unless: "[ ! -e \(shellQuote(model.dataDirectory)) ]")
+                }
+            }
+        }
+    }
+}
