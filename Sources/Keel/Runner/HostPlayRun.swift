@@ -28,6 +28,9 @@ struct HostPlayRun {
             return await fail(report(named: "probe", .failed, error: "\(error)"))
         }
         var notified: [Handler] = []
+        // Under --check, a planned change that affects later steps (a package to install) leaves their probes
+        // reading the host as it is now: what they cannot plan yet is shown, not failed.
+        var planAhead = false
         for index in steps.indices {
             let step = steps[index]
             if options.stopRequested {
@@ -67,6 +70,11 @@ struct HostPlayRun {
                 result.seconds = (ContinuousClock.now - start).seconds
                 await state.record(result)
                 if changed { notified += step.handlers.filter { !notified.contains($0) } }
+                if changed && options.check && step.resource.affectsOtherResources { planAhead = true }
+            } catch  where planAhead {
+                var result = report(named: step.name, .changed)
+                result.changes = ["planned once the changes above are made (now: \(error))"]
+                await state.record(result)
             } catch {
                 var result = report(named: step.name, .failed, error: "\(error)")
                 result.seconds = (ContinuousClock.now - start).seconds
