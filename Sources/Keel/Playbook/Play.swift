@@ -26,6 +26,19 @@ public struct Play: Sendable {
     }
 }
 
+extension Playbook {
+    /// The same plays, each stopping the whole run at the first host that fails in it.
+    public func stoppingAtFirstFailure() -> Playbook {
+        var playbook = self
+        playbook.plays = plays.map { play in
+            var play = play
+            play.anyErrorsFatal = true
+            return play
+        }
+        return playbook
+    }
+}
+
 /// A named, ordered list of plays: what `keel apply` runs.
 public struct Playbook: Sendable {
     public var name: String

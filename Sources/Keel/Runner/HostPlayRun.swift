@@ -28,9 +28,10 @@ struct HostPlayRun {
             return await fail(report(named: "probe", .failed, error: "\(error)"))
         }
         var notified: [Handler] = []
-        // Under --check, a planned change that affects later steps (a package to install) leaves their probes
-        // reading the host as it is now: what they cannot plan yet is shown, not failed.
-        var planAhead = false
+        // Under --check, a planned change that affects later steps (a package to install), in this play or an
+        // earlier one, leaves their probes reading the host as it is now: what they cannot plan yet is shown, not
+        // failed.
+        var planAhead = await state.planningAhead.contains(host)
         for index in steps.indices {
             let step = steps[index]
             if options.stopRequested {
@@ -70,7 +71,10 @@ struct HostPlayRun {
                 result.seconds = (ContinuousClock.now - start).seconds
                 await state.record(result)
                 if changed { notified += step.handlers.filter { !notified.contains($0) } }
-                if changed && options.check && step.resource.affectsOtherResources { planAhead = true }
+                if changed && options.check && step.resource.affectsOtherResources && !planAhead {
+                    planAhead = true
+                    await state.planAhead(host)
+                }
             } catch  where planAhead {
                 var result = report(named: step.name, .changed)
                 result.changes = ["planned once the changes above are made (now: \(error))"]

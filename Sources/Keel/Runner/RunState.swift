@@ -13,6 +13,8 @@ actor RunState {
     private let checkMode: Bool
     private var sessions: [String: Session] = [:]
     private var failed: Set<String> = []
+    /// Hosts with a planned change (under --check) that later steps' probes cannot see yet.
+    private(set) var planningAhead: Set<String> = []
     private var recap = Recap()
 
     init(targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool)
@@ -62,6 +64,9 @@ actor RunState {
         if recap.slowest.count > 5 { recap.slowest.removeLast() }
         reporter.report(.step(report))
     }
+
+    /// Under --check, later steps on `host` read it as it is before a planned change (a package, a unit file).
+    func planAhead(_ host: String) { planningAhead.insert(host) }
 
     func markFailed(_ host: String, unreachable: Bool = false) {
         failed.insert(host)

@@ -11,18 +11,14 @@ struct HAProxyRole: Role {
     static let adminSocket = "/run/haproxy/admin.sock"
     static let stateFile = "/var/lib/haproxy/server-state"
 
-    /// A reload that keeps what the health checks know: a new process otherwise takes every server for up until
-    /// its first check, and sends writes to replicas for that second. The state is saved through the admin socket
-    /// just before; `haproxy -c` (Debian's reload) refuses a broken configuration, and the old process keeps
-    /// serving its connections.
-    static let reload = Handler.run(
-        name: "reload haproxy, keeping each server's state",
-        command: "if systemctl is-active -q haproxy; then "
-            + "{ echo 'show servers state' | socat stdio UNIX-CONNECT:\(adminSocket) > \(stateFile).new "
-            + "&& mv \(stateFile).new \(stateFile); } || rm -f \(stateFile).new; systemctl reload haproxy; fi")
+    /// Reloads HAProxy keeping each server's checked state, new servers down (see the script's template).
+    static let reloadScript = "/usr/local/lib/keel/haproxy-reload"
+    static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: reloadScript)
 
     var steps: [Step] {
         Package("haproxy", "socat")
+        Directory("/usr/local/lib/keel")
+        Template("cluster/haproxy/reload", to: Self.reloadScript, mode: 0o755, values: values)
         if let tls = model.tls {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }

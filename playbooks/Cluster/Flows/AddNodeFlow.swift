@@ -56,6 +56,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
         let newMembers = model.databaseHosts.filter(new.contains)
         let running = model.databaseHosts.filter { !new.contains($0) }
         let runningEtcd = model.etcdHosts.filter { !new.contains($0) }
+        // A new member that fails anywhere must not reach HAProxy or the repository: the run stops there.
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             if !force {
@@ -72,5 +73,6 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
             PgBouncerPlays.poolers(model, on: newMembers)
             BalancerPlays.haproxy(model)
         }
+        .stoppingAtFirstFailure()
     }
 }

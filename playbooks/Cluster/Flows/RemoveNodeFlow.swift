@@ -72,6 +72,8 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         let remaining = model.without(hosts)
         let leavingMembers = model.databaseHosts.filter(hosts.contains)
         let leavingEtcd = model.etcdHosts.filter(hosts.contains)
+        // Each step relies on the one before (HAProxy no longer routes to it before it stops): the first failure
+        // stops the run.
         return Playbook(Self.name, summary: Self.summary, become: true) {
             Play("removal guard", on: remaining.databaseHosts[0], anyErrorsFatal: true, tags: ["always"]) { _ in
                 RemovalGuard(model: model, leaving: hosts)
@@ -104,5 +106,6 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
                 }
             }
         }
+        .stoppingAtFirstFailure()
     }
 }
