@@ -26,6 +26,12 @@ struct HAProxyRole: Role {
         Service("haproxy", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(model.haproxyPorts.stats, host: "127.0.0.1", timeout: .seconds(30))
+        // Routing to the leader again: a reload starts the servers it has not seen checked as down.
+        WaitFor(
+            .command(
+                "echo 'show servers state master' | socat stdio UNIX-CONNECT:\(Self.adminSocket) "
+                    + "| awk '$6 == 2 { up = 1 } END { exit !up }'"),
+            timeout: .seconds(60))
     }
 
     private var values: [String: TemplateValue] {

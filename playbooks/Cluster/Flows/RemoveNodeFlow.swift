@@ -1,7 +1,7 @@
 import Keel
 
 /// Takes database replicas, or etcd members, out of the running cluster: HAProxy stops routing to them first,
-/// then their Patroni stops and the cluster forgets them (DCS key, replication slot), the remaining members drop
+/// then their Patroni stops and the DCS forgets them (their slots are Patroni's to drop), the remaining members drop
 /// their pg_hba lines (a reload), etcd removes them from its membership, and the repository its entries. Their
 /// data directory stays unless asked otherwise, and the same host can be added again later.
 public struct RemoveNodeFlow: ClusterFlow, Sendable {
@@ -48,7 +48,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
                     steps.append("take it out of HAProxy on \(model.balancerHosts.joined(separator: ", "))")
                 }
                 steps.append("stop and disable Patroni\(model.pgbouncer ? " and PgBouncer" : "") on it")
-                steps.append("drop its replication slot and its key in the DCS")
+                steps.append("delete its key in the DCS (Patroni drops its replication slot after member_slots_ttl)")
                 steps.append("remove its pg_hba lines on \(remaining.databaseHosts.joined(separator: ", ")) (a reload)")
                 if let repository = model.backups?.repositoryHost {
                     steps.append("remove its entry from the pgBackRest repository on \(repository)")

@@ -106,11 +106,6 @@ public struct ClusterModel: Sendable {
         return model
     }
 
-    /// The name of the replication slot Patroni keeps on the primary for `member`.
-    public static func slotName(of member: String) -> String {
-        String(member.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
-    }
-
     /// The database hosts other than the primary.
     public var replicaHosts: [String] { databaseHosts.filter { $0 != primaryHost } }
 
