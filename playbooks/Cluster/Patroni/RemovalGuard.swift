@@ -8,23 +8,16 @@ struct RemovalGuard: Resource {
     let model: ClusterModel
     let leaving: [String]
 
-    private static let separator = "--- etcd:"
-
     var description: String { "the cluster can spare \(leaving.joined(separator: ", "))" }
 
     var probe: String {
-        let remaining = model.etcdHosts.filter { !leaving.contains($0) }
-        let etcd = Etcdctl(model, client: .patroni, members: remaining.map(model.address(of:)))
-        return "{ " + PatroniAPI.fromAnyMember(model, "/cluster") + "; }; echo; echo '\(Self.separator)'; "
-            + etcd("--dial-timeout=2s --command-timeout=3s endpoint health -w json") + " 2>/dev/null || true"
+        RunningClusterProbe.command(
+            model, members: model.databaseHosts, etcdMembers: model.etcdHosts.filter { !leaving.contains($0) })
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
-        let parts = output.text.components(separatedBy: Self.separator)
-        let problems = Self.problems(
-            cluster: parts[0].trimmingCharacters(in: .whitespacesAndNewlines),
-            etcd: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : "", model: model,
-            leaving: leaving)
+        let (cluster, etcd) = RunningClusterProbe.parts(output)
+        let problems = Self.problems(cluster: cluster, etcd: etcd, model: model, leaving: leaving)
         guard problems.isEmpty else {
             throw ResourceError("remove-node changes nothing: \(problems.joined(separator: "; "))")
         }
@@ -52,9 +45,7 @@ struct RemovalGuard: Resource {
         }
         let remaining = model.etcdHosts.filter { !leaving.contains($0) }
         if model.etcdHosts.contains(where: leaving.contains) {
-            let healthy =
-                ((try? JSONDecoder().decode([ClusterStatus.EtcdMember].self, from: Data(etcd.utf8))) ?? [])
-                .filter(\.health).count
+            let healthy = RunningClusterProbe.healthyEtcd(etcd)
             if remaining.count < 3 || healthy * 2 <= remaining.count {
                 problems.append(
                     "etcd would keep \(healthy) healthy of \(remaining.count) members, too few for a quorum that survives a failure"

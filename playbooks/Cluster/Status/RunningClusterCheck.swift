@@ -11,21 +11,12 @@ struct RunningClusterCheck: Resource {
     /// What the flow is, for the message: `add-node`.
     let flow: String
 
-    private static let separator = "--- etcd:"
-
     var description: String { "the running cluster is healthy" }
 
-    var probe: String {
-        let patroni = members.map { PatroniAPI(model, member: $0).get("/cluster") }.joined(separator: " || ")
-        let etcd = Etcdctl(model, client: .patroni, members: etcdMembers.map(model.address(of:)))
-        return "{ \(patroni) || true; }; echo; echo '\(Self.separator)'; "
-            + etcd("--dial-timeout=2s --command-timeout=3s endpoint health -w json") + " 2>/dev/null || true"
-    }
+    var probe: String { RunningClusterProbe.command(model, members: members, etcdMembers: etcdMembers) }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
-        let parts = output.text.components(separatedBy: Self.separator)
-        let cluster = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
-        let etcd = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        let (cluster, etcd) = RunningClusterProbe.parts(output)
         let problems = Self.problems(cluster: cluster, etcd: etcd, members: members, etcdMembers: etcdMembers)
         guard problems.isEmpty else {
             throw ResourceError(
@@ -54,8 +45,7 @@ struct RunningClusterCheck: Resource {
             }
             if !["running", "streaming"].contains(state) { problems.append("\(member) is \(state)") }
         }
-        let healthy = ((try? JSONDecoder().decode([ClusterStatus.EtcdMember].self, from: Data(etcd.utf8))) ?? [])
-            .filter(\.health).count
+        let healthy = RunningClusterProbe.healthyEtcd(etcd)
         if healthy * 2 <= etcdMembers.count {
             problems.append("etcd has no quorum (\(healthy) of \(etcdMembers.count) members healthy)")
         }
