@@ -7,13 +7,7 @@ import Testing
 @Suite("remove-node: what it refuses, the plan it shows, and what runs where")
 struct RemoveNodeFlowTests {
     private func refusal(_ hosts: [String]) throws -> String? {
-        let (model, _) = try ClusterModelTests().load()
-        do {
-            try RemoveNodeFlow(hosts: hosts, wipeData: false).check(model)
-            return nil
-        } catch {
-            return error.description
-        }
+        try ClusterModelTests().refusal(RemoveNodeFlow(hosts: hosts, wipeData: false))
     }
 
     @Test("refused before any host is contacted: no host, a balancer, the [master] host, every database host")
@@ -31,7 +25,7 @@ struct RemoveNodeFlowTests {
         #expect(
             plan == """
                 remove-node will, on cluster pg-lab:
-                  10.213.0.13: take it out of HAProxy on 10.213.0.14, 10.213.0.15; stop and disable Patroni and PgBouncer on it; delete its key in the DCS (Patroni drops its replication slot after member_slots_ttl); remove its pg_hba lines on 10.213.0.11, 10.213.0.12 (a reload); keep its data directory /var/lib/postgresql/15/main (--wipe-data deletes it); remove it from etcd (2 members stay), stop its etcd and clear its etcd data
+                  10.213.0.13: take it out of HAProxy on 10.213.0.14, 10.213.0.15; stop and disable Patroni and PgBouncer on it; delete its key in the DCS and its replication slot on the remaining members; remove its pg_hba lines on 10.213.0.11, 10.213.0.12 (a reload); keep its data directory /var/lib/postgresql/15/main (--wipe-data deletes it); remove it from etcd (2 members stay), stop its etcd and clear its etcd data
 
                 """, "\(plan)")
         #expect(
@@ -46,10 +40,31 @@ struct RemoveNodeFlowTests {
         #expect(
             playbook.plays.map { "\($0.name) on \($0.hosts)" } == [
                 "removal guard on 10.213.0.11", "haproxy on 10.213.0.14,10.213.0.15", "patroni stopped on 10.213.0.13",
-                "members forgotten on 10.213.0.11,10.213.0.12",
+                "members forgotten on 10.213.0.11,10.213.0.12", "member slots dropped on 10.213.0.11,10.213.0.12",
                 "patroni access for new members on 10.213.0.11,10.213.0.12", "etcd members leaving on 10.213.0.11",
                 "etcd stopped on 10.213.0.13", "data removed on 10.213.0.13",
             ])
+    }
+
+    @Test("the slot goes as Patroni names it, with the retention at 0 only while it waits, one host at a time")
+    func slotDropped() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        #expect(MemberSlotDropped.slotName(of: "10.213.0.13") == "10_213_0_13")
+        #expect(MemberSlotDropped.slotName(of: "PG-Node2") == "pg_node2")
+        let playbook = RemoveNodeFlow(hosts: ["10.213.0.13"], wipeData: false).playbook(model, patroniWheel: [])
+        #expect(playbook.plays.first { $0.name == "member slots dropped" }?.serial == 1)
+        let slot = MemberSlotDropped(model: model, member: "10.213.0.13")
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        #expect(try slot.changes(from: ProbeOutput(text: "0"), on: context).isEmpty)
+        let changes = try slot.changes(from: ProbeOutput(text: "1"), on: context)
+        #expect(
+            changes.map(\.summary) == ["drop replication slot 10_213_0_13 (member_slots_ttl 0 until Patroni drops it)"])
+        let command = "\(changes.first?.actions ?? [])"
+        let zero = try #require(command.range(of: #"{"member_slots_ttl":0}"#))
+        let back = try #require(command.range(of: #"{"member_slots_ttl":"30min"}"#))
+        #expect(zero.lowerBound < back.lowerBound, "\(command)")
+        #expect(throws: ResourceError.self) { try slot.changes(from: ProbeOutput(text: "psql: error"), on: context) }
     }
 
     @Test("the guard refuses the leader, a strict cluster losing its only sync standby, and etcd losing its quorum")

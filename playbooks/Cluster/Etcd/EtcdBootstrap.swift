@@ -29,13 +29,12 @@ struct EtcdBootstrap: Resource {
     private var others: Etcdctl {
         Etcdctl(model, members: model.etcdHosts.filter { $0 != host }.map(model.address(of:)))
     }
-    private var peerURL: String { "\(model.etcdScheme)://\(model.address(of: host)):2380" }
 
     /// `data` for a member that has its data; else the bootstrap file, a separator, and the running cluster's
     /// member list as the other members report it (nothing when none answers).
     var probe: String {
         "if [ -d \(Self.dataDirectory)/member ]; then echo data; else cat \(Self.file) 2>/dev/null; echo '\(Self.separator)'; "
-            + others("--dial-timeout=2s --command-timeout=5s member list -w json") + " 2>/dev/null; fi"
+            + EtcdMemberList.command(others) + " 2>/dev/null; fi"
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
@@ -54,7 +53,7 @@ struct EtcdBootstrap: Resource {
         if members.contains(host) {
             return write(bootstrap(state: "existing", members: members), over: current)
         }
-        let add = others("member add \(shellQuote(host)) --peer-urls=\(peerURL)")
+        let add = others("member add \(shellQuote(host)) --peer-urls=\(model.etcdPeerURL(of: host))")
         let file = bootstrap(state: "existing", members: members + [host])
         return [
             Change(
@@ -66,16 +65,9 @@ struct EtcdBootstrap: Resource {
     /// The database hosts of the running cluster's members, in the inventory's order; a member at an address the
     /// inventory does not list is an error, not something to guess around.
     private func runningMembers(_ json: String) throws -> [String] {
-        struct List: Decodable {
-            struct Member: Decodable { var peerURLs: [String] }
-            var members: [Member]
-        }
-        guard let list = try? JSONDecoder().decode(List.self, from: Data(json.utf8)) else {
-            throw ResourceError(
-                "etcd's member list, read from \(host), is not what etcdctl prints: \(json.prefix(200))")
-        }
+        let list = try EtcdMemberList(json, readFrom: host)
         let byURL = Dictionary(
-            uniqueKeysWithValues: model.etcdHosts.map { ("\(model.etcdScheme)://\(model.address(of: $0)):2380", $0) })
+            uniqueKeysWithValues: model.etcdHosts.map { (model.etcdPeerURL(of: $0), $0) })
         let hosts = try list.members.flatMap(\.peerURLs).map { url in
             guard let host = byURL[url] else {
                 throw ResourceError(
@@ -89,7 +81,7 @@ struct EtcdBootstrap: Resource {
 
     private func bootstrap(state: String, members: [String]) -> String {
         let cluster = model.etcdHosts.filter(members.contains).map {
-            "\($0)=\(model.etcdScheme)://\(model.address(of: $0)):2380"
+            "\($0)=\(model.etcdPeerURL(of: $0))"
         }
         return """
             # Managed by Keel: how etcd member \(host) first starts (read only while its data directory is empty).

@@ -1,9 +1,9 @@
 import Keel
 
 /// Takes database replicas, or etcd members, out of the running cluster: HAProxy stops routing to them first,
-/// then their Patroni stops and the DCS forgets them (their slots are Patroni's to drop), the remaining members drop
-/// their pg_hba lines (a reload), etcd removes them from its membership, and the repository its entries. Their
-/// data directory stays unless asked otherwise, and the same host can be added again later.
+/// then their Patroni stops, the DCS forgets them, the remaining members drop their replication slots and their
+/// pg_hba lines (a reload), etcd removes them from its membership, and the repository its entries. Their data
+/// directory stays unless asked otherwise, and the same host can be added again later.
 public struct RemoveNodeFlow: ClusterFlow, Sendable {
     public static let name = "remove-node"
     public static let summary =
@@ -48,7 +48,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
                     steps.append("take it out of HAProxy on \(model.balancerHosts.joined(separator: ", "))")
                 }
                 steps.append("stop and disable Patroni\(model.pgbouncer ? " and PgBouncer" : "") on it")
-                steps.append("delete its key in the DCS (Patroni drops its replication slot after member_slots_ttl)")
+                steps.append("delete its key in the DCS and its replication slot on the remaining members")
                 steps.append("remove its pg_hba lines on \(remaining.databaseHosts.joined(separator: ", ")) (a reload)")
                 if let repository = model.backups?.repositoryHost {
                     steps.append("remove its entry from the pgBackRest repository on \(repository)")
@@ -85,6 +85,12 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
             }
             Play("members forgotten", on: model.pattern(leavingMembers.isEmpty ? [] : remaining.databaseHosts)) { _ in
                 for member in leavingMembers { MemberForgotten(model: model, member: member) }
+            }
+            Play(
+                "member slots dropped", on: model.pattern(leavingMembers.isEmpty ? [] : remaining.databaseHosts),
+                serial: 1
+            ) { _ in
+                for member in leavingMembers { MemberSlotDropped(model: model, member: member) }
             }
             PatroniPlays.access(remaining, on: remaining.databaseHosts)
             Play("etcd members leaving", on: model.pattern(leavingEtcd.isEmpty ? [] : [remaining.etcdHosts[0]])) { _ in

@@ -49,6 +49,9 @@ public struct ClusterModel: Sendable {
     /// How far behind the leader, in bytes, a replica may be and still be promoted; status calls a member further
     /// behind lagging (`patroni_maximum_lag_on_failover`).
     public var maximumLagOnFailover: Int
+    /// How long Patroni keeps the replication slot of a member that is gone, holding WAL for its return (Patroni's
+    /// `member_slots_ttl`, at Patroni's default).
+    public var memberSlotsTTL = "30min"
     /// The Patroni release installed from the pushed wheel.
     public var patroniVersion: String
     /// The SHA-256 its wheel must have: pinned by Keel for the releases it knows, else `patroni_wheel_sha256`.
@@ -143,6 +146,9 @@ public struct ClusterModel: Sendable {
     public var etcdEndpoints: String {
         etcdHosts.map { "\(etcdScheme)://\(address(of: $0)):2379" }.joined(separator: ",")
     }
+
+    /// The URL at which etcd member `host` talks to its peers.
+    public func etcdPeerURL(of host: String) -> String { "\(etcdScheme)://\(address(of: host)):2380" }
 
     /// Patroni's keys for this cluster in etcd, with the trailing slash that keeps a neighbour (`NAME2`) out.
     public var dcsPrefix: String { "/service/\(name)/" }

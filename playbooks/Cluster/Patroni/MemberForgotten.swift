@@ -1,9 +1,7 @@
 import Keel
 
 /// A member that left, forgotten by the DCS: its key deleted (a clean stop deletes it too; a stop that could not
-/// reach etcd leaves it until its ttl). Its replication slot is Patroni's: Patroni 4 keeps it, holding WAL, for
-/// `member_slots_ttl` (30 minutes) after the member goes, then drops it; dropping it sooner would only see Patroni
-/// create it again.
+/// reach etcd leaves it until its ttl); its replication slots go next (see ``MemberSlotDropped``).
 struct MemberForgotten: Resource {
     let model: ClusterModel
     let member: String

@@ -20,7 +20,20 @@ enum PatroniPlays {
     static func access(_ model: ClusterModel, on hosts: [String]) -> Play {
         Play("patroni access for new members", on: model.pattern(hosts), tags: ["patroni"]) { host in
             try PatroniNodeRole(host: host, model: model, wheel: []).configuration
+            FlushHandlers()
+            // Patroni applies a reload on its next cycle: the run goes on once pg_hba.conf has the new lines.
+            WaitFor(.command(hbaApplied(model)), timeout: .seconds(3 * model.loopWait + 10))
         }
+    }
+
+    /// Succeeds when the member's pg_hba.conf holds the lines of patroni.yml's `pg_hba`, in order (Patroni writes
+    /// them below a comment).
+    private static func hbaApplied(_ model: ClusterModel) -> String {
+        let wanted =
+            "awk '/^  pg_hba:/ { f = 1; next } f && /^    - / { sub(/^    - /, \"\"); print; next } f { exit }' "
+            + "/etc/patroni/patroni.yml"
+        let written = "grep -v '^#' \(shellQuote(model.dataDirectory + "/pg_hba.conf")) | sed '/^$/d'"
+        return "[ \"$(\(wanted))\" = \"$(\(written))\" ]"
     }
 
     /// New members of a running cluster: each proves it can log in for replication to every member before its
