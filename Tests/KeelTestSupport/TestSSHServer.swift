@@ -27,11 +27,33 @@ public final class TestSSHServer: Sendable {
     private init(maxSessions: Int?) throws {
         keys = try TestKeys.shared()
         user = try TestUser.shared()
-        port = try FreePort.find()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "keel-sshd-\(port)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        // A port found free can be taken (by any outgoing connection) before sshd binds it: sshd then exits, and
+        // the server starts again on another port.
+        var attempt = 1
+        while true {
+            let (port, directory) = (try FreePort.find(), FileManager.default.temporaryDirectory)
+            let own = directory.appendingPathComponent("keel-sshd-\(port)-\(UUID().uuidString.prefix(8))")
+            let pid = try Self.start(on: port, in: own, keys: keys, maxSessions: maxSessions)
+            if (try? FreePort.waitUntilListening(port, timeout: 10, while: pid)) != nil {
+                (self.port, self.directory, self.pid) = (port, own, pid)
+                return
+            }
+            kill(pid, SIGTERM)
+            _ = Shell.wait(pid)
+            let log = (try? String(contentsOf: own.appendingPathComponent("sshd.log"), encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(at: own)
+            guard attempt < 5 else {
+                throw Shell.ShellError(
+                    description: "sshd did not start on 127.0.0.1:\(port) (attempt \(attempt)): \(log)")
+            }
+            attempt += 1
+        }
+    }
+
+    /// Writes the server's configuration into `directory` and starts sshd with it on `port`.
+    private static func start(on port: Int, in directory: URL, keys: TestKeys, maxSessions: Int?) throws -> pid_t {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = """
             Port \(port)
             ListenAddress 127.0.0.1
@@ -51,9 +73,8 @@ public final class TestSSHServer: Sendable {
         if let maxSessions { config += "MaxSessions \(maxSessions)\n" }
         let configPath = directory.appendingPathComponent("sshd_config").path
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        pid = try Shell.spawn(
+        return try Shell.spawn(
             "/usr/sbin/sshd", ["-D", "-f", configPath, "-E", directory.appendingPathComponent("sshd.log").path])
-        try FreePort.waitUntilListening(port, timeout: 10)
     }
 
     /// Stops the server and removes its files.
@@ -283,13 +304,23 @@ public enum FreePort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    public static func waitUntilListening(_ port: Int, timeout: TimeInterval) throws {
+    /// Waits until something listens on `port`; with `process`, gives up as soon as that process has exited.
+    public static func waitUntilListening(_ port: Int, timeout: TimeInterval, while process: pid_t? = nil) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if isListening(port) { return }
+            if let process, kill(process, 0) != 0 || isZombie(process) {
+                throw Shell.ShellError(description: "the process meant to listen on 127.0.0.1:\(port) exited")
+            }
             usleep(20_000)
         }
         throw Shell.ShellError(description: "nothing listens on 127.0.0.1:\(port) after \(timeout) s")
+    }
+
+    /// Whether `process` (a child of this one) has exited and waits to be reaped.
+    private static func isZombie(_ process: pid_t) -> Bool {
+        let stat = (try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
     }
 
     public static func waitForFile(_ path: String, timeout: TimeInterval) throws {
