@@ -9,6 +9,7 @@ struct KeelCommand: AsyncParsableCommand {
         version: keelVersion,
         subcommands: [
             InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self,
-            DeployCommand.self, AddNodeCommand.self, RemoveNodeCommand.self, StatusCommand.self,
+            DeployCommand.self, AddNodeCommand.self, RemoveNodeCommand.self, AddBalancerCommand.self,
+            RemoveBalancerCommand.self, StatusCommand.self,
         ])
 }

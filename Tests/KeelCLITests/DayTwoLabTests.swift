@@ -2,15 +2,12 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-/// The day-2 flows in sequence on one deployed cluster (Type A: h1..h3 with etcd, balancers h4 and h5), each under
-/// write load through the VIP with every acknowledged row accounted for.
+/// The day-2 flows in sequence on one deployed cluster (Type A: h1..h3 with etcd, balancers h4 and h5; h6 joins as
+/// a member, h7 as a balancer), each under write load through the VIP with every acknowledged row accounted for.
 extension LabTests {
     @Test(
-        "day-2 flows on one running cluster under write load: add-node (planned with --check, refused with a wrong replication password, then a 4th member streaming and serving reads, 0 writer errors, 0 changed on the re-run); etcd grown 3 → 4 → 5 with the leader unchanged",
-        .lab(hosts: 6, fresh: true),
-        .disabled(
-            "not yet green as a whole: add-node passed (0 writer errors) on the lab, remove-node's last fixes and HAProxy's wait for the leader are untested there (issue 13)"
-        )
+        "day-2 flows on one running cluster under write load: add-node (planned with --check, refused with a wrong replication password, then a 4th member streaming and serving reads, 0 writer errors, 0 changed on the re-run); etcd grown 3 → 4 → 5 and back with the leader unchanged; remove-node of a replica (no backend, pg_hba line, slot or DCS key left); keepalived converged from multicast, add-balancer and remove-balancer with the VIP never on two hosts",
+        .lab(hosts: 7, fresh: true)
     )
     func dayTwoFlows() async throws {
         let cluster = try LabClusterInventory()
@@ -27,6 +24,7 @@ extension LabTests {
         try await growEtcd(cluster)
         try await removeNode(cluster, leader: leader, writerHost: writerHost)
         try await shrinkEtcd(cluster)
+        try await balancerFlows(cluster, writerHost: writerHost)
 
         _ = try await remote(cluster.path, writerHost, "touch /tmp/writer.stop")
         try await writerClean(cluster, writerHost, after: "the day-2 flows")
@@ -34,10 +32,18 @@ extension LabTests {
             members.count == 4 && members.allSatisfy { ($0["lag"] as? Int ?? 0) == 0 }
         }
         #expect(settled.allSatisfy { ($0["lag"] as? Int ?? 0) == 0 }, "every member caught up: \(settled)")
+        let acked = Set(try await remote(cluster.path, writerHost, "cat /tmp/acked"))
+        let leaderNow = try #require(settled.first { $0["role"] as? String == "leader" }?["name"] as? String)
+        let stored = Set(
+            try await remote(
+                cluster.path, leaderNow, "runuser -u postgres -- psql -XAtq -d app -c 'SELECT id FROM acked'"))
+        #expect(
+            acked.subtracting(stored).isEmpty,
+            "acknowledged rows lost: \(acked.subtracting(stored).count) of \(acked.count)")
     }
 
     /// Fails the test when the writer has seen an error so far, naming the step.
-    private func writerClean(_ cluster: LabClusterInventory, _ writerHost: String, after step: String) async throws {
+    func writerClean(_ cluster: LabClusterInventory, _ writerHost: String, after step: String) async throws {
         let errors = try await remote(cluster.path, writerHost, "cat /tmp/writer.errors 2>/dev/null || true")
         #expect(errors.isEmpty, "the writer saw errors during \(step): \(errors)")
     }
@@ -169,7 +175,7 @@ extension LabTests {
     }
 
     /// remove-node refuses the leader and an unconfirmed run; removes a replica under the writer (HAProxy, pg_hba,
-    /// DCS key gone, 0 changed on a second run); the same host is added again.
+    /// slot and DCS key gone, 0 changed on a second run); the same host is added again.
     private func removeNode(_ cluster: LabClusterInventory, leader: String, writerHost: String) async throws {
         let inventory = cluster.path
         let events = inventory + ".events"
@@ -193,6 +199,11 @@ extension LabTests {
         let hba = try await sql(
             inventory, leader, "SELECT count(*) FROM pg_hba_file_rules WHERE address = '10.213.0.16'")
         #expect(hba.output.contains("\n0\n"), "no pg_hba line for h6: \(hba.output)")
+        for member in ["h1", "h2", "h3"] {
+            let slots = try await sql(
+                inventory, member, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'h6'")
+            #expect(slots.output.contains("\n0\n"), "no replication slot for h6 on \(member): \(slots.output)")
+        }
         let keys = try await remote(
             inventory, "h1",
             "ETCDCTL_API=3 etcdctl --endpoints=https://10.213.0.11:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key get --prefix --keys-only /service/ | grep -c '/members/h6$' || true"

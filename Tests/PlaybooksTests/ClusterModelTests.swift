@@ -70,6 +70,17 @@ struct ClusterModelTests {
         return (model, directory.path)
     }
 
+    /// What `flow` refuses for the cluster of `hosts`, as the operator reads it; nil when it goes ahead.
+    func refusal(_ flow: some ClusterFlow, hosts: String = hosts) throws -> String? {
+        let (model, _) = try load(hosts: hosts)
+        do {
+            try flow.check(model)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     func error(hosts: String = hosts, vars: String = vars) -> InventoryError? {
         do {
             _ = try load(hosts: hosts, vars: vars)
@@ -92,7 +103,7 @@ struct ClusterModelTests {
         #expect(model.loopWait + 2 * model.retryTimeout <= model.ttl)
         #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
         #expect(
-            model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers)
+            model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers, routerID: 100)
                 && model.haproxyPorts.stats == 7000)
         #expect(
             model.etcdEndpoints

@@ -4,24 +4,42 @@ import Keel
 enum BalancerPlays {
     /// HAProxy, then keepalived with the VIP, on the `[balancers]` hosts when the inventory asks for HAProxy.
     static func balancers(_ model: ClusterModel) -> [Play] {
-        var plays = haproxy(model)
-        if model.withHAProxy, let vip = model.vip {
-            plays.append(
-                Play("keepalived", on: model.pattern(model.balancerHosts), tags: ["keepalived", "load_balancing"]) {
-                    host in
-                    try KeepalivedRole(host: host, model: model, vip: vip).steps
-                })
-        }
-        return plays
+        haproxy(model) + keepalived(model)
     }
 
-    /// HAProxy on every balancer, routing to the members of the model (a reload: established connections stay).
-    static func haproxy(_ model: ClusterModel) -> [Play] {
+    /// HAProxy on every balancer (or on `hosts`), routing to the members of the model (a reload: established
+    /// connections stay).
+    static func haproxy(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
         guard model.withHAProxy else { return [] }
         return [
-            Play("haproxy", on: model.pattern(model.balancerHosts), tags: ["haproxy", "load_balancing"]) { _ in
+            Play("haproxy", on: model.pattern(hosts ?? model.balancerHosts), tags: ["haproxy", "load_balancing"]) {
+                _ in
                 HAProxyRole(model: model).steps
             }
+        ]
+    }
+
+    /// keepalived on every balancer: configurations written, backups with a new one stopped, the VIP holder
+    /// reloaded, then every balancer started one at a time, each hearing the holder (see ``KeepalivedReload``).
+    static func keepalived(_ model: ClusterModel) -> [Play] {
+        guard model.withHAProxy, let vip = model.vip else { return [] }
+        let balancers = model.pattern(model.balancerHosts)
+        let tags: Set<String> = ["keepalived", "load_balancing"]
+        return [
+            Play("keepalived configuration", on: balancers, tags: tags) { host in
+                try KeepalivedRole(host: host, model: model, vip: vip).steps
+            },
+            Play("keepalived backups", on: balancers, serial: 1, tags: tags) { _ in
+                KeepalivedReload(vip: vip, stage: .backups)
+            },
+            Play("keepalived VIP holder", on: balancers, tags: tags) { _ in
+                KeepalivedReload(vip: vip, stage: .holder)
+            },
+            Play("keepalived", on: balancers, serial: 1, tags: tags) { _ in
+                Service("keepalived", state: .started, enabled: true)
+                // One of the balancers claims the VIP a few VRRP adverts after keepalived starts.
+                WaitFor(.command("ping -c1 -W1 \(vip.address)"), timeout: .seconds(60))
+            },
         ]
     }
 }

@@ -27,9 +27,14 @@ struct HAProxyRole: Role {
         FlushHandlers()
         WaitFor.port(model.haproxyPorts.stats, host: "127.0.0.1", timeout: .seconds(30))
         // Routing to the leader again: a reload starts the servers it has not seen checked as down.
+        Self.routes(to: "master")
+    }
+
+    /// Waits until the `listener` (`master`, `replicas`) has a server up, as HAProxy's checks found it.
+    static func routes(to listener: String) -> WaitFor {
         WaitFor(
             .command(
-                "echo 'show servers state master' | socat stdio UNIX-CONNECT:\(Self.adminSocket) "
+                "echo 'show servers state \(listener)' | socat stdio UNIX-CONNECT:\(adminSocket) "
                     + "| awk '$6 == 2 { up = 1 } END { exit !up }'"),
             timeout: .seconds(60))
     }

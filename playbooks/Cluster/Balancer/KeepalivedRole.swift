@@ -1,30 +1,38 @@
 import Keel
 
-/// keepalived on a balancer: VRRP for the cluster VIP, held where HAProxy runs. Planning fails when the VIP is not
-/// in the network of the balancer's interface.
+/// keepalived's configuration on a balancer: unicast VRRP to the other balancers, a priority of its own, and the
+/// VIP given up while HAProxy is down. Written here, it takes effect in the order ``BalancerPlays`` gives (see
+/// ``KeepalivedReload``). Planning fails when the VIP is not in the network of the balancer's interface.
 struct KeepalivedRole: Role {
     let host: HostContext
     let model: ClusterModel
     let vip: VIP
+
+    static let configuration = "/etc/keepalived/keepalived.conf"
+
+    /// Each balancer's VRRP priority: distinct, highest for the first balancer, so that a single backup takes over
+    /// from a failed holder; a balancer added later ranks below those before it.
+    static func priority(of host: String, in model: ClusterModel) -> Int {
+        200 - (model.balancerHosts.firstIndex(of: host) ?? 0)
+    }
 
     var steps: [Step] {
         get throws {
             let (interface, _) = try vip.binding(on: host, address: model.address(of: host.name))
             Package("keepalived")
             Template(
-                "cluster/keepalived/keepalived.conf", to: "/etc/keepalived/keepalived.conf", mode: 0o600,
+                "cluster/keepalived/keepalived.conf", to: Self.configuration, mode: 0o600,
                 values: [
                     "cluster": .string(model.name), "member": .string(host.name), "interface": .string(interface),
                     "instance": .string("keel_\(model.name.filter { $0.isLetter || $0.isNumber })"),
-                    "router_id": .int(Int(vip.address.split(separator: ".").last ?? "1") ?? 1),
-                    "vip": .string(vip.address),
+                    "router_id": .int(vip.routerID), "vip": .string(vip.address),
+                    "priority": .int(Self.priority(of: host.name, in: model)),
+                    "address": .string(model.address(of: host.name)),
+                    "peers": .list(
+                        model.balancerHosts.filter { $0 != host.name }.map { .string(model.address(of: $0)) }),
                     "auth_pass": .string(String(model.vrrpPassword.reveal().prefix(8))),
                 ], isSecret: true
-            ).onChange(.restart("keepalived"))
-            Service("keepalived", state: .started, enabled: true)
-            FlushHandlers()
-            // One of the balancers claims the VIP a few VRRP adverts after keepalived starts.
-            WaitFor(.command("ping -c1 -W1 \(vip.address)"), timeout: .seconds(60))
+            )
         }
     }
 }

@@ -26,7 +26,10 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
     }
 
     /// The hosts this run adds.
-    func newHosts(_ model: ClusterModel) -> [String] { named.isEmpty ? model.newHosts : named }
+    func newHosts(_ model: ClusterModel) -> [String] {
+        named.isEmpty
+            ? model.newHosts.filter { model.databaseHosts.contains($0) || model.etcdHosts.contains($0) } : named
+    }
 
     public func check(_ model: ClusterModel) throws(FlowError) {
         let new = newHosts(model)

@@ -77,6 +77,11 @@ struct Preflight: Resource {
         }
         if model.balancerHosts.contains(host) {
             script += "\ngrep -qs auth_pass /etc/keepalived/keepalived.conf && echo vrrp_configured=1"
+            // Before keepalived runs here: the VRRP routers already advertising on this network, for 3 s.
+            if model.vip != nil {
+                script +=
+                    "\n[ -e /etc/keepalived/keepalived.conf ] || ! command -v python3 >/dev/null || python3 -c \(shellQuote(Self.vrrpListener))"
+            }
         }
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
@@ -156,6 +161,18 @@ struct Preflight: Resource {
                 )
             }
         }
+        if let vip = model.vip {
+            let balancers = Set(model.balancerHosts.map(model.address(of:)))
+            let others = lines.filter { $0.hasPrefix("vrrp=\(vip.routerID) ") }.map {
+                String($0.split(separator: " ")[1])
+            }
+            .filter { !balancers.contains($0) }
+            if let other = others.first {
+                problems.append(
+                    "another VRRP router (\(other)) already uses virtual_router_id \(vip.routerID) on this network; "
+                        + "set keepalived_virtual_router_id to an id no router here uses")
+            }
+        }
         guard problems.isEmpty else {
             throw ResourceError(
                 "pre-flight failed on \(host), nothing was changed:\n        - "
@@ -163,6 +180,29 @@ struct Preflight: Resource {
         }
         return []
     }
+
+    /// Prints `vrrp=ID SOURCE` for each VRRP router heard on this host's networks within 3 s (multicast adverts,
+    /// and unicast ones sent here).
+    static let vrrpListener = """
+        import socket, struct, time
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, 112)
+        try:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack("4s4s", socket.inet_aton("224.0.0.18"), socket.inet_aton("0.0.0.0")))
+        except OSError:
+            pass
+        s.settimeout(0.5)
+        end, seen = time.time() + 3, set()
+        while time.time() < end:
+            try:
+                data, (source, _) = s.recvfrom(2048)
+            except socket.timeout:
+                continue
+            start = (data[0] & 15) * 4
+            if len(data) > start + 1:
+                seen.add((data[start + 1], source))
+        for router, source in sorted(seen):
+            print("vrrp=%d %s" % (router, source))
+        """
 
     /// Debian's PostgreSQL clusters here whose data is not in the cluster's data directory: Keel stops Debian's
     /// `postgresql` service, which would stop them too, and they are not Keel's to take over.

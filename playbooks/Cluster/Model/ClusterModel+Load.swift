@@ -155,9 +155,11 @@ extension ClusterModel {
             throw InventoryError("cluster_vip '\(address)' is not an IPv4 address", at: reader.origin(.clusterVIP))
         }
         let interface = try reader.string(.vipInterface)
+        let lastByte = Int(address.split(separator: ".").last ?? "") ?? 1
         return VIP(
             address: address, placement: try reader.bool(.withHAProxy) ?? false ? .balancers : .leader,
-            interface: interface?.isEmpty == false ? interface : nil)
+            interface: interface?.isEmpty == false ? interface : nil,
+            routerID: try reader.int(.keepalivedRouterID, in: 1...255) ?? max(lastByte, 1))
     }
 
     /// The inventory's password, or the stored (or newly generated) one when it is empty.

@@ -34,6 +34,7 @@ enum ClusterVariable: String, CaseIterable {
     case haproxyListenPort = "haproxy_listen_port"
     case clusterVIP = "cluster_vip"
     case vipInterface = "vip_interface"
+    case keepalivedRouterID = "keepalived_virtual_router_id"
     case pgbouncerInstall = "pgbouncer_install"
     case pgbouncerListenPort = "pgbouncer_listen_port"
     case pgbouncerPools = "pgbouncer_pools"

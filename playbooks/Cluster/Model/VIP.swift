@@ -13,6 +13,9 @@ public struct VIP: Sendable, Equatable {
     public var placement: Placement
     /// `vip_interface`; nil to use the interface that holds the host's own address.
     public var interface: String?
+    /// VRRP's id for the balancers' router, unique on the network segment (`keepalived_virtual_router_id`; by
+    /// default the VIP's last byte).
+    public var routerID: Int
 
     /// The hosts that may hold it.
     public func candidates(in model: ClusterModel) -> [String] {

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// The confirmation a flow that takes hosts away needs: their names typed at a prompt, or each given with
+/// `--yes HOST` for scripts. Anything else changes nothing.
+struct HostConfirmation: ParsableArguments {
+    @Option(name: .customLong("yes"), help: "Confirm without a prompt: repeat each host being removed.")
+    var confirmed: [String] = []
+
+    /// Returns when `hosts` are confirmed; throws, naming what was given, otherwise. `flow` names the command.
+    func require(_ hosts: [String], for flow: String) throws {
+        let wanted = hosts.sorted()
+        guard confirmed.isEmpty else {
+            guard confirmed.sorted() == wanted else {
+                throw CLIError(
+                    "--yes names \(confirmed.joined(separator: " ")), not the hosts to remove (\(hosts.joined(separator: " "))): nothing was changed"
+                )
+            }
+            return
+        }
+        guard let typed = Terminal.ask("Type the host name(s) to remove (\(hosts.joined(separator: " "))): ") else {
+            throw CLIError("\(flow) needs a confirmation: run it on a terminal, or add --yes HOST for each host")
+        }
+        guard typed.split(separator: " ").map(String.init).sorted() == wanted else {
+            throw CLIError("'\(typed)' does not name the hosts to remove: nothing was changed")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Keel
+
+/// Adds balancers (HAProxy and keepalived) to the running cluster without the VIP ever on two hosts.
+///
+/// The new hosts are prepared as a deploy prepares them; their HAProxy is proven to route to the leader and to the
+/// replicas before keepalived starts anywhere; every balancer's keepalived then learns the new peers in the order
+/// ``KeepalivedReload`` explains (backups stopped, the VIP holder reloaded, all started one by one), so the new
+/// balancers start as backups hearing the holder. `keel deploy` with the same inventory reaches the same end state.
+public struct AddBalancerFlow: ClusterFlow, Sendable {
+    public static let name = "add-balancer"
+    public static let summary =
+        "Add HAProxy and keepalived balancers to the running cluster (hosts marked new_node=true, or named)."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    /// The hosts named on the command line; empty means the balancers marked `new_node=true`.
+    let named: [String]
+
+    public init(hosts: [String]) { named = hosts }
+
+    /// The hosts this run adds.
+    func newHosts(_ model: ClusterModel) -> [String] {
+        named.isEmpty ? model.newHosts.filter(model.balancerHosts.contains) : named
+    }
+
+    public func check(_ model: ClusterModel) throws(FlowError) {
+        guard model.withHAProxy, model.vip != nil else {
+            throw FlowError(
+                "the cluster has no balancers to add to",
+                hint: "set with_haproxy_load_balancing: true and cluster_vip, then run keel deploy")
+        }
+        let new = newHosts(model)
+        guard !new.isEmpty else {
+            throw FlowError(
+                "add-balancer has no new host",
+                hint: "mark the new hosts new_node=true under [balancers] in the inventory, or name them")
+        }
+        for host in new where !model.balancerHosts.contains(host) {
+            throw FlowError(
+                "\(host) is not in [balancers]",
+                hint: model.databaseHosts.contains(host) || model.etcdHosts.contains(host)
+                    ? "a database or etcd host joins with keel add-node" : "list it under [balancers] first")
+        }
+        guard model.balancerHosts.contains(where: { !new.contains($0) }) else {
+            throw FlowError("every balancer is new: there is no running VIP to join", hint: "use keel deploy")
+        }
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        let new = newHosts(model)
+        return Playbook(Self.name, summary: Self.summary, become: true) {
+            HostPlays.preflight(model)
+            HostPlays.common(model, on: new)
+            BalancerPlays.haproxy(model, on: new)
+            if !model.replicaHosts.isEmpty {
+                Play("haproxy routes to replicas", on: model.pattern(new), tags: ["haproxy", "load_balancing"]) { _ in
+                    HAProxyRole.routes(to: "replicas")
+                }
+            }
+            BalancerPlays.keepalived(model)
+        }
+        .stoppingAtFirstFailure()
+    }
+}

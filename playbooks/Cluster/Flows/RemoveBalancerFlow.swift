@@ -1,0 +1,73 @@
+import Keel
+
+/// Takes balancers out of the running cluster: a balancer holding the VIP hands it over first (its keepalived
+/// stops, telling the others at once), the remaining balancers drop it from their unicast peers, then its HAProxy
+/// stops. The last balancer cannot leave: the VIP would go with it.
+public struct RemoveBalancerFlow: ClusterFlow, Sendable {
+    public static let name = "remove-balancer"
+    public static let summary =
+        "Take balancers out of the running cluster, the VIP handed over first (the host's name typed confirms it)."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    let hosts: [String]
+
+    public init(hosts: [String]) { self.hosts = hosts }
+
+    public func check(_ model: ClusterModel) throws(FlowError) {
+        guard !hosts.isEmpty else {
+            throw FlowError("remove-balancer names no host", hint: "name the balancers to remove")
+        }
+        for host in hosts where !model.balancerHosts.contains(host) {
+            throw FlowError("\(host) is not in [balancers]", hint: "name a host of [balancers]")
+        }
+        guard model.withHAProxy, model.vip != nil else {
+            throw FlowError(
+                "the cluster's balancers hold no VIP", hint: "set with_haproxy_load_balancing: true and cluster_vip")
+        }
+        guard model.balancerHosts.contains(where: { !hosts.contains($0) }) else {
+            throw FlowError(
+                "no balancer would remain to hold the VIP \(model.vip?.address ?? "")",
+                hint: "add another balancer first (keel add-balancer)")
+        }
+    }
+
+    /// The cluster once the balancers have left.
+    private func remaining(_ model: ClusterModel) -> ClusterModel {
+        var remaining = model
+        remaining.balancerHosts.removeAll(where: hosts.contains)
+        return remaining
+    }
+
+    /// What the run will do, for the operator to confirm.
+    public func plan(_ model: ClusterModel) -> String {
+        let others = remaining(model).balancerHosts.joined(separator: ", ")
+        var lines = ["remove-balancer will, on cluster \(model.name):"]
+        for host in hosts {
+            lines.append(
+                "  \(host): stop and disable keepalived (if it holds the VIP \(model.vip?.address ?? ""), one of "
+                    + "\(others) takes it over at once); drop it from the unicast peers of \(others) (a reload); "
+                    + "stop and disable HAProxy")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        let remaining = remaining(model)
+        let vip = model.vip
+        return Playbook(Self.name, summary: Self.summary, become: true) {
+            // One at a time: two leaving balancers never hand the VIP to each other.
+            Play("VIP handed over", on: model.pattern(hosts), serial: 1, tags: ["keepalived", "load_balancing"]) { _ in
+                Service("keepalived", state: .stopped, enabled: false)
+                if let vip {
+                    WaitFor(.command("ping -c1 -W1 \(vip.address)"), timeout: .seconds(30))
+                }
+            }
+            BalancerPlays.keepalived(remaining)
+            Play("haproxy stopped", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { _ in
+                Service("haproxy", state: .stopped, enabled: false)
+            }
+        }
+        .stoppingAtFirstFailure()
+    }
+}
