@@ -41,7 +41,6 @@ struct Preflight: Resource {
             . /etc/os-release 2>/dev/null; echo "os=$ID $VERSION_ID"
             echo "memory_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)"
             echo "disk_mb=$(df -Pm /var/lib | awk 'NR == 2 {print $4}')"
-            echo "clock=$(date +%s)"
             echo "listening=$(ss -Hltn 2>/dev/null | awk '{n = split($4, a, ":"); print a[n]}' | sort -un | tr '\\n' ' ')"
             for s in \(services); do case "$(systemctl is-active "$s")" in active|activating|reloading) echo "active=$s";; esac; done
             """
@@ -86,7 +85,8 @@ struct Preflight: Resource {
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
         }
-        return script
+        // Read last, so that the time the checks above take (the VRRP listener's 3 s) is not counted as skew.
+        return script + "\necho \"clock=$(date +%s)\""
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
