@@ -13,6 +13,15 @@ struct ClusterFlowOptions: ParsableArguments {
     /// reached no host, and must not become the kept ones.
     /// `confirm` sees the model before any host is contacted and throws to stop (not under --check).
     func run<Flow: ClusterFlow>(_ flow: Flow, confirm: (ClusterModel) throws -> Void = { _ in }) async throws {
+        try await run(planning: { _, _, _ in flow }, confirm: { model, _ in try confirm(model) })
+    }
+
+    /// Like ``run(_:confirm:)`` for a flow made from what the hosts report: `planning` reads them (with the
+    /// connection options its last argument makes) and makes the flow, which `confirm` then sees.
+    func run<Flow: ClusterFlow>(
+        planning: (ClusterModel, Inventory, () throws -> ConnectionOptions) async throws -> Flow,
+        confirm: (ClusterModel, Flow) throws -> Void
+    ) async throws {
         let (inventory, _) = try inventoryOptions.load()
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
@@ -21,12 +30,18 @@ struct ClusterFlowOptions: ParsableArguments {
         } catch {
             throw CLIError(error.description)
         }
+        let flow: Flow
         do {
+            flow = try await planning(model, inventory) {
+                try connection.options(for: targets(of: inventory, inventory.hostNames))
+            }
             try flow.check(model)
-        } catch {
+        } catch let error as FlowError {
+            throw CLIError(error.description)
+        } catch let error as StatusError {
             throw CLIError(error.description)
         }
-        if !run.check { try confirm(model) }
+        if !run.check { try confirm(model, flow) }
         let wheel =
             Flow.needsPatroniWheel
             ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []

@@ -12,7 +12,7 @@ extension LabTests {
         let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-kill-\(UUID().uuidString)")
             .path
         let log = events + ".log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? output.close() }
         let keel = Process()
@@ -35,7 +35,7 @@ extension LabTests {
     }
 
     /// Kills the deploy as soon as `host` has finished `step` (a prefix of its name); nil when it did.
-    private func deployKilled(after step: String, on host: String, _ arguments: [String]) async throws -> String? {
+    func deployKilled(after step: String, on host: String, _ arguments: [String]) async throws -> String? {
         try await deployKilled(arguments) { events in
             events.split(separator: "\n").contains { line in
                 line.contains(#""event":"step""#) && line.contains(#""host":"\#(host)""#)

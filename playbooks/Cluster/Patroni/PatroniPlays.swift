@@ -51,15 +51,18 @@ enum PatroniPlays {
     static func primary(_ model: ClusterModel) -> Play {
         Play("patroni primary", on: model.primaryHost ?? "master", tags: ["patroni"]) { host in
             Service("patroni", state: .started, enabled: true)
-            WaitFor(
-                .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "leader""#)),
-                timeout: .seconds(180))
-            // A leader that took over a data directory (not bootstrapped by initdb) writes the cluster's dynamic
-            // configuration on its next cycle: the next play must find it there, not mistake it for a new cluster.
-            WaitFor(
-                .command(PatroniAPI(model, member: host.name).shows("/config", #""loop_wait""#)),
-                timeout: .seconds(60))
+            leading(model, host: host.name)
         }
+    }
+
+    /// Waits until `host` leads and the cluster's dynamic configuration is in etcd: a leader that took over a data
+    /// directory (not bootstrapped by initdb) writes it on its next cycle, and the next play must find it there,
+    /// not mistake the cluster for a new one.
+    @StepBuilder
+    static func leading(_ model: ClusterModel, host: String) -> [Step] {
+        WaitFor(
+            .command(PatroniAPI(model, member: host).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
+        WaitFor(.command(PatroniAPI(model, member: host).shows("/config", #""loop_wait""#)), timeout: .seconds(60))
     }
 
     /// Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members one at a

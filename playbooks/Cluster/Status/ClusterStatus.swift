@@ -76,6 +76,10 @@ public struct ClusterStatus: Codable, Sendable {
     /// The pgBackRest repository, when the cluster has one; nil also when it could not be read (see `backupError`).
     public var backups: BackupStatus?
     public var backupError: String?
+    /// The latest restore recorded on the member read (``RestoreProgress``), in a line.
+    public var restore: String?
+    /// That restore has not finished.
+    public var restoreUnfinished = false
 
     /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
     /// and etcd's health; `unconfirmed` names `host` when its own Patroni does not answer.
@@ -85,6 +89,7 @@ public struct ClusterStatus: Codable, Sendable {
         async let health = transport.run(
             Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=3s endpoint health -w json")
                 + " 2>/dev/null", timeout: .seconds(5))
+        async let restore = transport.run(RestoreProgress.read, timeout: .seconds(5))
         let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let members = try Member.decode(Data(patroni.stdout))
@@ -97,6 +102,10 @@ public struct ClusterStatus: Codable, Sendable {
             } catch {
                 status.backupError = "\(error)"
             }
+        }
+        if let progress = RestoreProgress(try await restore.stdoutText) {
+            status.restore = progress.summary
+            status.restoreUnfinished = !progress.isFinished
         }
         if try await !own.succeeded { status.unconfirmed[host] = "its Patroni does not answer" }
         return status
@@ -137,6 +146,7 @@ public struct ClusterStatus: Codable, Sendable {
             if vipHolders.isEmpty { problems.append("the VIP \(vip) is on no host") }
             if vipHolders.count > 1 { problems.append("the VIP \(vip) is on \(vipHolders.joined(separator: " and "))") }
         }
+        if restoreUnfinished, let restore { problems.append(restore) }
         if model.backups != nil {
             if let backupError {
                 problems.append("the backups cannot be read (\(backupError))")
@@ -186,6 +196,7 @@ public struct ClusterStatus: Codable, Sendable {
         }
         if let backups { text += backups.summary + "\n" }
         if let backupError { text += "backups: UNKNOWN (\(backupError))\n" }
+        if let restore { text += restore + "\n" }
         text += problems.isEmpty ? "healthy\n" : "DEGRADED: \(problems.joined(separator: "; "))\n"
         return text
     }

@@ -1,0 +1,148 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+@Suite("restore: the target read, the plan chosen or refused before anything stops, the progress each stage keeps")
+struct RestoreFlowTests {
+    private func model() throws -> ClusterModel {
+        try ClusterModelTests().load(
+            hosts: ClusterModelTests.hostsWithRepository, vars: ClusterModelTests.vars + "\npgbackrest_install: true\n"
+        ).0
+    }
+
+    private static func moment(_ text: String) throws -> RestoreTarget.Moment { try RestoreTarget.Moment(text) }
+
+    /// Backups finished at 1000 (full), 2000 (diff) and 3000 (full) seconds after 1970.
+    private static let backups = BackupStatus(
+        repository: "10.213.0.16", stanza: "pg-lab", status: "ok",
+        backups: [
+            .init(label: "F1", type: "full", finished: 1000, size: 1),
+            .init(label: "D2", type: "diff", finished: 2000, size: 1),
+            .init(label: "F3", type: "full", finished: 3000, size: 1),
+        ])
+
+    private func plan(_ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000) throws
+        -> RestorePlan
+    {
+        try RestorePlan(
+            try model(), target: target, backups: backups,
+            archivedUntil: archivedUntil.map { Date(timeIntervalSince1970: $0) }, timeline: 3, leader: "10.213.0.12")
+    }
+
+    private func refusal(_ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000)
+        throws -> String?
+    {
+        do {
+            _ = try plan(target, backups: backups, archivedUntil: archivedUntil)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("a moment needs its time zone; it is given to PostgreSQL in UTC with microseconds")
+    func moments() throws {
+        #expect(try Self.moment("2026-11-22 14:02:16+00").utc == "2026-11-22 14:02:16.000000+00")
+        #expect(try Self.moment("2026-11-22T15:02:16.25+01:00").utc == "2026-11-22 14:02:16.250000+00")
+        #expect(try Self.moment("2026-11-22 09:02:16-0500").utc == "2026-11-22 14:02:16.000000+00")
+        #expect(try Self.moment("2026-11-22 14:02:16Z").date == Date(timeIntervalSince1970: 1_795_356_136))
+        for bad in [
+            "2026-11-22 14:02:16", "2026-02-30 10:00:00+00", "2026-11-22 25:00:00Z", "yesterday", "'; rm -rf /",
+        ] {
+            #expect(throws: FlowError.self, "\(bad)") { try Self.moment(bad) }
+        }
+    }
+
+    @Test("the set: the newest finished before the target, the one named, or the newest; refusals name why")
+    func chosenSet() throws {
+        #expect(try plan(.time(Self.moment("1970-01-01 00:41:40Z"))).set.label == "D2")  // 2500 s
+        #expect(try plan(.backupSet("F1", nil)).set.label == "F1")
+        #expect(try plan(.latest).set.label == "F3")
+        let plan = try plan(.time(Self.moment("1970-01-01 00:41:40Z")))
+        #expect(plan.restoreHost == "10.213.0.12" && plan.otherMembers == ["10.213.0.11", "10.213.0.13"])
+        #expect(plan.text.contains("REPLACE the data directory of 10.213.0.12"), "\(plan.text)")
+        #expect(plan.text.contains("keys in etcd (prefix /service/pg-lab/)"), "\(plan.text)")
+
+        #expect(
+            try refusal(.time(Self.moment("1970-01-01 00:10:00Z")))?.contains("is before the oldest backup, F1") == true
+        )
+        #expect(
+            try refusal(.time(Self.moment("1970-01-01 02:00:00Z")))?.contains("is after the last archived WAL") == true)
+        #expect(try refusal(.backupSet("F9", nil))?.contains("has no backup set F9") == true)
+        #expect(
+            try refusal(.backupSet("F3", Self.moment("1970-01-01 00:41:40Z")))?.contains(
+                "before backup set F3 finished")
+                == true)
+        var failing = Self.backups
+        failing.status = "error (missing stanza path)"
+        #expect(try refusal(.latest, backups: failing)?.contains("reports 'error (missing stanza path)'") == true)
+        failing = Self.backups
+        failing.backups = []
+        #expect(try refusal(.latest, backups: failing)?.contains("holds no backup") == true)
+        #expect(try refusal(.latest, backups: nil)?.contains("could not be read") == true)
+        #expect(
+            try refusal(.latest, archivedUntil: nil)?.contains("how far the WAL archive reaches is unknown") == true)
+    }
+
+    @Test("pgBackRest's options for each target; recovery follows the newest timeline")
+    func options() throws {
+        #expect(
+            try RestoreTarget.time(Self.moment("2026-11-22 14:02:16+00")).restoreOptions(set: "F1")
+                == "--set=F1 --type=time --target='2026-11-22 14:02:16.000000+00' --target-action=promote")
+        #expect(
+            RestoreTarget.backupSet("F1", nil).restoreOptions(set: "F1")
+                == "--set=F1 --type=immediate --target-action=promote")
+        #expect(RestoreTarget.latest.restoreOptions(set: "F3") == "--set=F3 --type=default")
+    }
+
+    @Test("the progress file: read back with its plan and stages; another plan's unfinished restore is never replaced")
+    func progress() throws {
+        let plan = try plan(.backupSet("F1", nil))
+        let header = RestoreProgress.header(plan)
+        let read = try #require(
+            RestoreProgress((header + ["done: stopped", "done: restored"]).joined(separator: "\n")))
+        #expect(read.plan.id == plan.id && read.stages == ["stopped", "restored"] && !read.isFinished)
+        #expect(RestoreProgress.header(read.plan) == header, "the plan reads back as it was written")
+        #expect(RestoreProgress("") == nil && RestoreProgress("id: x\n{}") == nil)
+
+        let (_, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let other = try self.plan(.latest)
+        let unfinished = ProbeOutput(text: RestoreProgress.header(other).joined(separator: "\n") + "\ndone: stopped")
+        #expect(throws: ResourceError.self) { try RestoreBegun(plan: plan).changes(from: unfinished, on: context) }
+        let finished = ProbeOutput(text: unfinished.text + "\ndone: finished")
+        #expect(try RestoreBegun(plan: plan).changes(from: finished, on: context).count == 1)
+        let same = ProbeOutput(text: header.joined(separator: "\n"))
+        #expect(try RestoreBegun(plan: plan).changes(from: same, on: context).isEmpty)
+
+        let stage = RestoreStage(plan: plan, stage: "restored", summary: "restored", command: "true")
+        #expect(try stage.changes(from: ProbeOutput(text: "done"), on: context).isEmpty)
+        #expect(try stage.changes(from: ProbeOutput(text: ""), on: context).count == 1)
+    }
+
+    @Test("the flow: replicas stopped before the leader, the leader restored before the others are cloned from it")
+    func plays() throws {
+        let model = try model()
+        let flow = RestoreFlow(plan: try plan(.latest))
+        let plays = flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }
+        #expect(
+            plays == [
+                "restore begun on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16",
+                "patroni stopped on the replicas on 10.213.0.11,10.213.0.13",
+                "patroni stopped on the leader on 10.213.0.12", "restored from the repository on 10.213.0.12",
+                "cluster configuration after the restore on 10.213.0.12",
+                "replicas cloned from the restored leader on 10.213.0.11,10.213.0.13",
+                "roles, databases, extensions on postgres_cluster", "pgbouncer on postgres_cluster",
+                "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "a full backup of the new timeline on 10.213.0.16",
+                "restore finished on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16",
+            ], "\(plays)")
+        let recovery = RestoreRecovery(model: model, plan: flow.plan).steps.compactMap { $0.resource as? RestoreStage }
+        #expect(recovery.map(\.stage) == ["restored", "promoted", "dcs-cleared", "leading"])
+        #expect(recovery[0].command.contains("--delta --archive-mode=preserve"))
+        #expect(recovery[2].command.contains("del --prefix /service/pg-lab/"))
+    }
+}

@@ -1,0 +1,85 @@
+import Keel
+
+/// Restores the cluster to a moment, or a backup set, from the pgBackRest repository, as ``RestorePlan`` says:
+/// Patroni stopped on every member (the replicas first), the leader restored and recovered outside Patroni
+/// until it is promoted on a new timeline (checked, and its archiving with it), the cluster's keys in etcd deleted,
+/// Patroni started on it so that it leads with the restored data, the configuration put back from the model, the
+/// other members wiped and cloned from it, the roles' passwords set again, and a new full backup taken. Each stage
+/// is recorded on its host (``RestoreProgress``): a run killed at any step resumes, and a finished one changes
+/// nothing.
+public struct RestoreFlow: ClusterFlow, Sendable {
+    public static let name = "restore"
+    public static let summary =
+        "Restore the cluster to a moment or a backup set from pgBackRest (the cluster's name typed confirms it)."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    public let plan: RestorePlan
+
+    public init(plan: RestorePlan) { self.plan = plan }
+
+    public func check(_ model: ClusterModel) throws(FlowError) {
+        guard model.backups != nil else {
+            throw FlowError("the cluster has no pgBackRest repository", hint: "set pgbackrest_install: true")
+        }
+        guard model.databaseHosts.contains(plan.restoreHost) else {
+            throw FlowError(
+                "the restore in progress restores \(plan.restoreHost), which is no longer a database host",
+                hint: "put it back under [postgres_cluster] until the restore is finished")
+        }
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        let backups = model.backups!
+        let backupHost = backups.repositoryHost ?? plan.restoreHost
+        let marked = model.databaseHosts + (backups.repositoryHost.map { [$0] } ?? [])
+        let others = model.databaseHosts.filter { $0 != plan.restoreHost }
+        let leader = [plan.restoreHost]
+        return Playbook(Self.name, summary: Self.summary, become: true) {
+            Play("restore begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in RestoreBegun(plan: plan) }
+            Play("patroni stopped on the replicas", on: model.pattern(others)) { _ in stopped(model) }
+            Play("patroni stopped on the leader", on: model.pattern(leader)) { _ in stopped(model) }
+            Play("restored from the repository", on: model.pattern(leader)) { host in
+                RestoreRecovery(model: model, plan: plan).steps
+                PatroniPlays.leading(model, host: host.name)
+            }
+            Play("cluster configuration after the restore", on: model.pattern(leader)) { host in
+                PatroniDynamicConfig(model: model, host: host.name)
+                PendingRestart(model: model, host: host.name)
+            }
+            Play("replicas cloned from the restored leader", on: model.pattern(others)) { host in
+                RestoreStage(
+                    plan: plan, stage: "cloned", summary: "data directory emptied, cloned from \(plan.restoreHost)",
+                    command: "systemctl stop patroni && find \(shellQuote(model.dataDirectory)) -mindepth 1 -delete "
+                        + "&& systemctl enable --now patroni")
+                MemberInService(model: model, host: host.name).steps
+                WaitFor(.command(PatroniAPI(model, member: host.name).caughtUp(model)), timeout: model.dataCopyTimeout)
+            }
+            PostgreSQLPlays.databaseObjects(model)
+            PgBouncerPlays.poolers(model)
+            PatroniPlays.inService(model)
+            Play("a full backup of the new timeline", on: backupHost) { _ in
+                let pgbackrest =
+                    "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
+                RestoreStage(
+                    plan: plan, stage: "backed-up", summary: "pgbackrest check, then a full backup",
+                    command: "\(pgbackrest) check && \(pgbackrest) --type=full backup", timeout: model.dataCopyTimeout)
+            }
+            Play("restore finished", on: model.pattern(marked)) { _ in
+                RestoreStage(
+                    plan: plan, stage: RestoreProgress.finished, summary: "recorded as finished", command: "true")
+            }
+        }
+        .stoppingAtFirstFailure()
+    }
+
+    /// Patroni, and with it PostgreSQL, stopped and kept from starting at boot, and PgBouncer stopped: no client
+    /// reaches the member until it serves the restored data.
+    private func stopped(_ model: ClusterModel) -> RestoreStage {
+        let postgres = PostgresControl(model)
+        return RestoreStage(
+            plan: plan, stage: "stopped", summary: "patroni\(model.pgbouncer ? " and pgbouncer" : "") stopped",
+            command: "systemctl disable --now patroni" + (model.pgbouncer ? " && systemctl stop pgbouncer" : "")
+                + " && \(postgres.stopped)")
+    }
+}

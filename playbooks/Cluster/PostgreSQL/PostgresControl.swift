@@ -1,0 +1,32 @@
+import Keel
+
+/// PostgreSQL run by hand, outside Patroni, as the postgres account: what a restore needs while Patroni is stopped.
+struct PostgresControl {
+    let model: ClusterModel
+
+    init(_ model: ClusterModel) { self.model = model }
+
+    private var pgctl: String {
+        "runuser -u postgres -- /usr/lib/postgresql/\(model.postgresVersion)/bin/pg_ctl -D \(shellQuote(model.dataDirectory))"
+    }
+
+    /// Succeeds when no PostgreSQL runs on the data directory, stopping one that does (fast: sessions end,
+    /// nothing is lost).
+    var stopped: String { "{ ! \(pgctl) status >/dev/null 2>&1 || \(pgctl) -m fast -w -t 300 stop >/dev/null; }" }
+
+    /// Starts PostgreSQL on the data directory in the background for a recovery, logging to `log`: reachable only
+    /// through its local socket (no client connects over the network), and without hot standby, so that it takes
+    /// no connection before it is promoted and a parameter raised on the primary after the backup (which a hot
+    /// standby must match) does not pause the recovery.
+    func startRecovery(log: String) -> String {
+        "\(pgctl) -W -l \(shellQuote(log)) -o \(shellQuote("-c listen_addresses='' -c hot_standby=off")) start >/dev/null"
+    }
+
+    /// Succeeds while PostgreSQL runs on the data directory.
+    var running: String { "\(pgctl) status >/dev/null 2>&1" }
+
+    /// `psql` on the local socket, printing bare values, with `sql` as its command.
+    func psql(_ sql: String) -> String {
+        "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c \(shellQuote(sql))"
+    }
+}

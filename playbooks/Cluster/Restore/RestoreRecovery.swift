@@ -1,0 +1,80 @@
+import Keel
+
+/// The leader's part of a restore, each stage recorded in ``RestoreProgress``: pgBackRest's delta restore of the
+/// chosen set, recovery to the target run by hand outside Patroni (which would strip the recovery settings) and
+/// checked (promoted, on a new timeline, stopped where the target says, its WAL archived), the cluster's keys
+/// deleted from etcd, then Patroni started on the restored data, which it takes over as the leader.
+struct RestoreRecovery: Role {
+    let model: ClusterModel
+    let plan: RestorePlan
+
+    /// Where PostgreSQL, run by hand, logs its recovery.
+    static let log = "/var/log/postgresql/keel-restore.log"
+
+    var steps: [Step] {
+        let backups = model.backups!
+        let postgres = PostgresControl(model)
+        let data = shellQuote(model.dataDirectory)
+        RestoreStage(
+            plan: plan, stage: "restored", summary: "data directory restored from \(plan.set.label) (pgBackRest delta)",
+            command: "\(postgres.stopped) && runuser -u postgres -- pgbackrest --stanza=\(shellQuote(backups.stanza)) "
+                + "--delta --archive-mode=preserve --log-level-console=warn restore "
+                + plan.target.restoreOptions(set: plan.set.label),
+            timeout: model.dataCopyTimeout)
+        RestoreStage(
+            plan: plan, stage: "promoted", summary: "recovered \(plan.target.description), promoted, checked",
+            command: recovered(postgres), timeout: model.dataCopyTimeout)
+        RestoreStage(
+            plan: plan, stage: "dcs-cleared", summary: "cluster keys deleted from etcd (\(model.dcsPrefix))",
+            command: Etcdctl(model, client: .patroni)("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")
+        // patroni.dynamic.json came with the backup: Patroni would seed the configuration from it.
+        RestoreStage(
+            plan: plan, stage: "leading", summary: "patroni started on the restored data",
+            command: "rm -f \(data)/patroni.dynamic.json && systemctl enable --now patroni")
+    }
+
+    /// Starts PostgreSQL by hand (unless a killed run left it promoted), waits until recovery has ended with a
+    /// promotion, checks it, clears the recovery settings pgBackRest wrote, waits for the new timeline's WAL to be
+    /// archived, and stops it.
+    private func recovered(_ postgres: PostgresControl) -> String {
+        let log = shellQuote(Self.log)
+        let patience = Int(model.dataCopyTimeout.components.seconds / 2)
+        func fail(_ message: String) -> String { "{ echo \(shellQuote(message)) >&2; tail -n 20 \(log) >&2; exit 1; }" }
+        var checks = [
+            "tl=$(\(postgres.psql("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)")))",
+            "grep -q 'selected new timeline ID' \(log) || \(fail("PostgreSQL did not start a new timeline"))",
+        ]
+        if let timeline = plan.timeline {
+            checks.append(
+                "[ $((0x$tl)) -gt \(timeline) ] || \(fail("PostgreSQL runs an old timeline, not one after \(timeline)"))"
+            )
+        }
+        if plan.target != .latest {
+            checks.append("grep -q 'recovery stopping' \(log) || \(fail("recovery did not stop at the target"))")
+        }
+        let settings = [
+            "restore_command", "recovery_target", "recovery_target_time", "recovery_target_action",
+            "recovery_target_timeline",
+        ]
+        let ready = "SELECT count(*) FROM pg_ls_dir('pg_wal/archive_status') AS f WHERE f LIKE '%.ready'"
+        let inRecovery = "[ \"$(\(postgres.psql("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
+        // A PostgreSQL left recovering by a killed run is started again with these settings; a promoted one stays.
+        let started =
+            "{ ! \(postgres.running) || ! \(inRecovery) || \(postgres.stopped); } && "
+            + "{ \(postgres.running) || \(postgres.startRecovery(log: Self.log)); }"
+        let promoted =
+            "i=0; while \(inRecovery); do sleep 2; "
+            + "\(postgres.running) || \(fail("PostgreSQL stopped before the recovery was complete")); "
+            + "i=$((i + 1)); [ $i -lt \(patience) ] || \(fail("still recovering")); done"
+        let reset: [String] = settings.map { postgres.psql("ALTER SYSTEM RESET \($0)") + " >/dev/null" }
+        let archivedAll =
+            "i=0; until [ \"$(\(postgres.psql(ready)))\" = 0 ]; do "
+            + "i=$((i + 1)); [ $i -lt 120 ] || \(fail("the new timeline's WAL is not archived after 120 s")); "
+            + "sleep 1; done"
+        let steps: [String] =
+            [started, promoted] + checks + reset + [
+                postgres.psql("CHECKPOINT") + " >/dev/null", archivedAll, postgres.stopped,
+            ]
+        return steps.joined(separator: " &&\n")
+    }
+}
