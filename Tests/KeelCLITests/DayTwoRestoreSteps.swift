@@ -60,6 +60,10 @@ extension LabTests {
         // To the same moment once more: a new timeline again, archiving clean.
         let again = try await KeelBinary.run(toTarget + ["--again"])
         #expect(again.status == 0, "\(again.output)")
+        // Where a whole restore's time goes (the test log keeps it).
+        print(
+            again.output.split(separator: "\n").filter { $0.contains("| changed | restore:") || $0.hasPrefix("total ") }
+                .joined(separator: "\n"))
         let second = try await restoredMembers(cluster, marks: Set(early))
         #expect(second.timeline > first.timeline)
 
