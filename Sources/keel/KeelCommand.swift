@@ -10,6 +10,6 @@ struct KeelCommand: AsyncParsableCommand {
         subcommands: [
             InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self,
             DeployCommand.self, AddNodeCommand.self, RemoveNodeCommand.self, AddBalancerCommand.self,
-            RemoveBalancerCommand.self, RestoreCommand.self, StatusCommand.self,
+            RemoveBalancerCommand.self, RestoreCommand.self, RemoveClusterCommand.self, StatusCommand.self,
         ])
 }

@@ -6,7 +6,7 @@ import Testing
 /// a member, h7 as a balancer), each under write load through the VIP with every acknowledged row accounted for.
 extension LabTests {
     @Test(
-        "day-2 flows on one running cluster under write load: add-node (planned with --check, refused with a wrong replication password, then a 4th member streaming and serving reads, 0 writer errors, 0 changed on the re-run); etcd grown 3 → 4 → 5 and back with the leader unchanged; remove-node of a replica (no backend, pg_hba line, slot or DCS key left); keepalived converged from multicast, add-balancer and remove-balancer with the VIP never on two hosts; point-in-time restores (refused before anything stops, killed and resumed, to the same moment again, to a backup set) leave every member with exactly the rows of the target",
+        "day-2 flows on one running cluster under write load: add-node (planned with --check, refused with a wrong replication password, then a 4th member streaming and serving reads, 0 writer errors, 0 changed on the re-run); etcd grown 3 → 4 → 5 and back with the leader unchanged; remove-node of a replica (no backend, pg_hba line, slot or DCS key left); keepalived converged from multicast, add-balancer and remove-balancer with the VIP never on two hosts; point-in-time restores (refused before anything stops, killed and resumed, to the same moment again, to a backup set) leave every member with exactly the rows of the target; remove-cluster refused without the name, then everything gone but the backups and a neighbour's etcd keys; the redeploy refused until it names a new stanza, then archiving; removed again with its backups",
         .lab(hosts: 7, fresh: true)
     )
     func dayTwoFlows() async throws {
@@ -41,6 +41,7 @@ extension LabTests {
             acked.subtracting(stored).isEmpty,
             "acknowledged rows lost: \(acked.subtracting(stored).count) of \(acked.count)")
         try await restoreFlows(cluster, writerHost: writerHost)
+        try await removalFlows(cluster)
     }
 
     /// Fails the test when the writer has seen an error so far, naming the step.

@@ -56,6 +56,11 @@ struct ClusterModelTests {
           stats: 7000
         """
 
+    /// The model of ``hostsWithRepository`` with pgBackRest installed.
+    func withRepository() throws -> ClusterModel {
+        try load(hosts: Self.hostsWithRepository, vars: Self.vars + "\npgbackrest_install: true\n").0
+    }
+
     func load(hosts: String = hosts, vars: String = vars) throws -> (ClusterModel, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "keel-cluster-\(UUID().uuidString)")

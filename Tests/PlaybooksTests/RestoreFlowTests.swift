@@ -6,11 +6,7 @@ import Testing
 
 @Suite("restore: the target read, the plan chosen or refused before anything stops, the progress each stage keeps")
 struct RestoreFlowTests {
-    private func model() throws -> ClusterModel {
-        try ClusterModelTests().load(
-            hosts: ClusterModelTests.hostsWithRepository, vars: ClusterModelTests.vars + "\npgbackrest_install: true\n"
-        ).0
-    }
+    private func model() throws -> ClusterModel { try ClusterModelTests().withRepository() }
 
     private static func moment(_ text: String) throws -> RestoreTarget.Moment { try RestoreTarget.Moment(text) }
 

@@ -82,6 +82,11 @@ struct Preflight: Resource {
                     "\n[ -e /etc/keepalived/keepalived.conf ] || ! command -v python3 >/dev/null || python3 -c \(shellQuote(Self.vrrpListener))"
             }
         }
+        if let backups = model.backups,
+            host == backups.repositoryHost || (backups.repositoryHost == nil && model.databaseHosts.contains(host))
+        {
+            script += "\n[ -e \(shellQuote(backups.removedClusterMark)) ] && echo stanza_retired=1"
+        }
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
         }
@@ -135,6 +140,13 @@ struct Preflight: Resource {
             problems.append(
                 "the pgBackRest repository \(path) does not exist here; mount the filesystem every database host shares "
                     + "(NFS) at \(path) first, or list a repository host under [pgbackrest]")
+        }
+        if lines.contains("stanza_retired=1"), let backups = model.backups {
+            problems.append(
+                "pgBackRest stanza \(backups.stanza) holds the backups of a removed cluster (\(backups.removedClusterMark)); "
+                    + "a new cluster cannot archive into it: set pgbackrest_stanza to a new name (the old backups stay "
+                    + "readable with pgbackrest --stanza=\(backups.stanza) info), or delete them with "
+                    + "keel remove-cluster --delete-backups")
         }
         let namesakes = context.peers.filter { $0.key != host && $0.value.hostname == context.facts.hostname }.keys
             .sorted()

@@ -198,6 +198,9 @@ public struct ClusterModel: Sendable {
 
         /// The user pgBackRest takes backups as: `pgbackrest` on a repository host, `postgres` on a shared filesystem.
         public var backupUser: String { repositoryHost == nil ? "postgres" : "pgbackrest" }
+        /// Left in the repository by remove-cluster when the stanza's backups are kept: no new cluster archives
+        /// into a removed one's stanza (its system id differs, and its WAL would mix with the kept backups').
+        public var removedClusterMark: String { "\(path)/keel-removed-\(stanza)" }
 
         /// The command PostgreSQL archives each WAL segment with.
         public var archiveCommand: String { "pgbackrest --stanza=\(stanza) archive-push %p" }

@@ -1,0 +1,87 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// Guarded removal of the day-2 cluster, then a redeploy on the same hosts: refused without the cluster's name, a
+/// neighbouring cluster's keys in etcd kept (and etcd with them), backups kept and the stanza marked, so that the
+/// redeploy is refused until it names a new stanza; the new cluster archives and backs up; removed again with its
+/// backups, which needs the stanza's name too.
+extension LabTests {
+    func removalFlows(_ cluster: LabClusterInventory) async throws {
+        let inventory = cluster.path
+        let databaseHosts = try await members(inventory, within: 1) { _ in true }.compactMap { $0["name"] as? String }
+            .sorted()
+        let etcdctl =
+            "ETCDCTL_API=3 etcdctl --endpoints=https://10.213.0.11:2379 --cacert=/etc/etcd/tls/ca.crt "
+            + "--cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key"
+        _ = try await remote(inventory, "h1", "\(etcdctl) put /service/lab2/config neighbour >/dev/null")
+        let remove = ["remove-cluster", "-i", inventory]
+
+        // No confirmation, or a wrong one: nothing changes anywhere.
+        for (arguments, reason) in [
+            ([], "remove-cluster needs a confirmation"), (["--confirm", "lab2"], "does not name the cluster (lab)"),
+            (["--delete-backups", "--confirm", "lab"], "--delete-backups needs a confirmation"),
+        ] {
+            let refused = try await KeelBinary.run(remove + arguments)
+            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
+        }
+        for host in databaseHosts {
+            let running = try await remote(
+                inventory, host,
+                "systemctl is-active patroni; [ -e /var/lib/postgresql/15/main/PG_VERSION ] && echo data")
+            #expect(running == ["active", "data"], "\(host) untouched: \(running)")
+        }
+
+        let started = ContinuousClock.now
+        let removed = try await KeelBinary.run(remove + ["--confirm", "lab"])
+        print("remove-cluster took \(ContinuousClock.now - started)")
+        #expect(removed.status == 0 && removed.output.contains("backups: KEPT, stanza lab"), "\(removed.output)")
+        #expect(removed.output.contains("etcd stays: it holds the keys of lab2"), "\(removed.output)")
+        for host in databaseHosts {
+            let left = try await remote(
+                inventory, host,
+                "systemctl is-active patroni pgbouncer; systemctl is-enabled patroni pgbouncer; "
+                    + "ls -d /var/lib/postgresql/15/main /etc/patroni 2>/dev/null; true")
+            #expect(left == ["inactive", "inactive", "disabled", "disabled"], "\(host): \(left)")
+        }
+        for host in ["h4", "h5"] {
+            let vip = try await remote(
+                inventory, host, "systemctl is-active keepalived; ip -4 -o addr | grep -c 10.213.0.100; true")
+            #expect(vip == ["inactive", "0"], "\(host) holds no VIP: \(vip)")
+        }
+        let keys = try await remote(inventory, "h1", "\(etcdctl) get --prefix /service/ --keys-only | grep .")
+        #expect(keys == ["/service/lab2/config"], "only the neighbour's keys stay: \(keys)")
+        let pgbackrest = "cd / && runuser -u pgbackrest -- pgbackrest"
+        let kept = try await remote(inventory, "h4", "\(pgbackrest) --stanza=lab info | grep -c 'full backup'")
+        #expect((Int(kept.first ?? "") ?? 0) > 0, "the stanza keeps its backups: \(kept)")
+        let events = inventory + ".events"
+        let again = try await KeelBinary.run(remove + ["--confirm", "lab", "--events", events])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
+
+        // The same inventory again: refused before anything changes, until it names a new stanza.
+        let refused = try await KeelBinary.run(["deploy", "-i", inventory])
+        #expect(
+            refused.status != 0 && refused.output.contains("holds the backups of a removed cluster"),
+            "\(refused.output)")
+        let variables = cluster.directory + "/group_vars/all.yml"
+        try (try String(contentsOfFile: variables, encoding: .utf8) + "\npgbackrest_stanza: lab-2\n")
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let redeployed = try await KeelBinary.run(["deploy", "-i", inventory])
+        #expect(redeployed.status == 0, "\(redeployed.output)")
+        let status = try await KeelBinary.run(["status", "-i", inventory])
+        #expect(status.status == 0 && status.output.contains("(stanza lab-2): ok, 1 backup(s)"), "\(status.output)")
+        let archived = try await remote(
+            inventory, "h4",
+            "\(pgbackrest) --stanza=lab-2 check >/dev/null && echo checked; \(pgbackrest) --stanza=lab info | grep -c 'full backup'"
+        )
+        #expect(archived.first == "checked" && archived.last == kept.first, "\(archived)")
+
+        // Removed with its backups: the stanza's name confirms that too.
+        let all = try await KeelBinary.run(
+            remove + ["--confirm", "lab", "--delete-backups", "--confirm-backups", "lab-2"])
+        #expect(all.status == 0 && all.output.contains("backups: DELETE stanza lab-2"), "\(all.output)")
+        let stanzas = try await remote(inventory, "h4", "ls /var/lib/pgbackrest/backup /var/lib/pgbackrest/archive")
+        #expect(!stanzas.contains("lab-2") && stanzas.contains("lab"), "lab-2 deleted, lab kept: \(stanzas)")
+    }
+}

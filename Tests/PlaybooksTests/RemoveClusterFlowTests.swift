@@ -1,0 +1,80 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+@Suite("remove-cluster: the plan names what goes and what stays; backups and a shared etcd are kept unless asked")
+struct RemoveClusterFlowTests {
+    private func model() throws -> ClusterModel { try ClusterModelTests().withRepository() }
+
+    private func survey(otherClusters: [String] = [], removeEtcd: Bool = false) -> ClusterRemovalSurvey {
+        var survey = ClusterRemovalSurvey()
+        survey.paths = ["10.213.0.11": [.init(path: "/var/lib/postgresql/16/main", size: "41M")]]
+        survey.backups = BackupStatus(
+            repository: "10.213.0.16", stanza: "pg-lab", status: "ok",
+            backups: [.init(label: "F1", type: "full", finished: 1000, size: 1)])
+        survey.archiveSize = "96M"
+        survey.otherClusters = otherClusters
+        survey.removesEtcd = removeEtcd || otherClusters.isEmpty
+        return survey
+    }
+
+    @Test("the plan: sizes, the etcd prefix, backups kept with their count and WAL, etcd kept for a neighbour")
+    func plan() throws {
+        let model = try model()
+        let kept = RemoveClusterFlow(
+            survey: survey(otherClusters: ["pg-lab2"]), deleteBackups: false, purgePackages: false)
+        let text = kept.plan(model)
+        #expect(text.contains("    DELETE /var/lib/postgresql/16/main (41M)"), "\(text)")
+        #expect(text.contains("delete the cluster's keys (prefix /service/pg-lab/)"), "\(text)")
+        #expect(text.contains("etcd stays: it holds the keys of pg-lab2"), "\(text)")
+        #expect(
+            text.contains(
+                "backups: KEPT, stanza pg-lab on 10.213.0.16 in /var/lib/pgbackrest: 1 backup(s), 96M of WAL"),
+            "\(text)")
+        #expect(!text.contains("stop and disable patroni and PostgreSQL, etcd"), "etcd is not stopped: \(text)")
+        let all = RemoveClusterFlow(survey: survey(), deleteBackups: true, purgePackages: true)
+        #expect(all.plan(model).contains("backups: DELETE stanza pg-lab"))
+        #expect(all.plan(model).contains("etcd itself is removed"))
+        #expect(all.packages(on: "10.213.0.16", model) == ["pgbackrest"])
+        #expect(kept.packages(on: "10.213.0.16", model).isEmpty, "pgBackRest stays where backups are kept")
+    }
+
+    @Test("the plays: the VIP released first, the data last; a kept stanza is marked, a deleted one goes by pgBackRest")
+    func plays() throws {
+        let model = try model()
+        let kept = RemoveClusterFlow(
+            survey: survey(otherClusters: ["pg-lab2"]), deleteBackups: false, purgePackages: false)
+        #expect(
+            kept.playbook(model, patroniWheel: []).plays.map(\.name) == [
+                "balancers stopped", "patroni stopped", "backup timers stopped", "backups kept",
+                "cluster keys deleted from etcd", "files removed",
+            ])
+        let all = RemoveClusterFlow(survey: survey(), deleteBackups: true, purgePackages: true)
+        #expect(
+            all.playbook(model, patroniWheel: []).plays.map(\.name) == [
+                "balancers stopped", "patroni stopped", "backup timers stopped", "backups deleted",
+                "cluster keys deleted from etcd", "etcd stopped", "files removed", "packages purged",
+            ])
+        #expect(
+            ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: false, deletingBackups: false)
+                .contains("/var/lib/etcd/default") == false)
+        #expect(
+            ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: true, deletingBackups: false)
+                .contains("/var/lib/etcd/default"))
+    }
+
+    @Test("keys are deleted under the prefix with its trailing slash; an etcd that does not answer fails the step")
+    func keys() throws {
+        let model = try model()
+        let (_, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let keys = ClusterKeysDeleted(model: model)
+        let changes = try keys.changes(from: ProbeOutput(text: "keys=4"), on: context)
+        #expect(changes.first?.summary == "delete 4 key(s) under /service/pg-lab/")
+        #expect(try keys.changes(from: ProbeOutput(text: "keys=0"), on: context).isEmpty)
+        #expect(throws: ResourceError.self) { try keys.changes(from: ProbeOutput(text: ""), on: context) }
+    }
+}

@@ -1,0 +1,148 @@
+import Keel
+
+/// Removes the cluster from its hosts, once its name is typed: the balancers give the VIP up, Patroni (and with it
+/// PostgreSQL) and PgBouncer stop for good, the cluster's keys leave etcd (its own prefix only), then its data,
+/// configuration and secrets are deleted. etcd goes too unless another cluster uses it; backups stay unless asked
+/// otherwise (and then pgBackRest deletes its stanza); packages stay unless asked. Every step is idempotent: a second
+/// run finds nothing left, and a run killed at any step finishes when run again.
+public struct RemoveClusterFlow: ClusterFlow, Sendable {
+    public static let name = "remove-cluster"
+    public static let summary =
+        "Remove the cluster from its hosts (its name typed confirms it); backups are kept unless --delete-backups."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    public let survey: ClusterRemovalSurvey
+    public let deleteBackups: Bool
+    public let purgePackages: Bool
+    /// etcd goes too (the survey decided).
+    var removeEtcd: Bool { survey.removesEtcd }
+
+    public init(survey: ClusterRemovalSurvey, deleteBackups: Bool, purgePackages: Bool) {
+        self.survey = survey
+        self.deleteBackups = deleteBackups
+        self.purgePackages = purgePackages
+    }
+
+    /// The packages `--purge-packages` removes from `host`; pgBackRest stays on a repository that keeps backups.
+    func packages(on host: String, _ model: ClusterModel) -> [String] {
+        var packages: [String] = []
+        if model.databaseHosts.contains(host) {
+            packages += ["postgresql-\(model.postgresVersion)", "postgresql-client-\(model.postgresVersion)"]
+            if model.pgbouncer { packages.append("pgbouncer") }
+        }
+        if removeEtcd && model.etcdHosts.contains(host) { packages += ["etcd-server", "etcd-client"] }
+        if model.balancerHosts.contains(host) { packages += ["haproxy", "keepalived"] }
+        if let backups = model.backups,
+            model.databaseHosts.contains(host) || (deleteBackups && host == backups.repositoryHost)
+        {
+            packages.append("pgbackrest")
+        }
+        return packages
+    }
+
+    /// What the run will do, for the operator to confirm.
+    public func plan(_ model: ClusterModel) -> String {
+        var lines = ["remove-cluster will, on cluster \(model.name):"]
+        for host in model.allHosts {
+            var services: [String] = []
+            if model.balancerHosts.contains(host) { services += ["keepalived (the VIP is released)", "haproxy"] }
+            if model.databaseHosts.contains(host) {
+                services.append("patroni and PostgreSQL")
+                if model.pgbouncer { services.append("pgbouncer") }
+            }
+            if removeEtcd && model.etcdHosts.contains(host) { services.append("etcd") }
+            lines.append("  \(host): stop and disable \(services.joined(separator: ", "))")
+            if let reason = survey.unread[host] {
+                lines.append("    (could not be read: \(reason))")
+            }
+            for entry in survey.paths[host] ?? [] { lines.append("    DELETE \(entry.path) (\(entry.size))") }
+            if purgePackages {
+                lines.append(
+                    "    purge packages "
+                        + packages(on: host, model).joined(separator: " "))
+            }
+        }
+        lines.append("  etcd: delete the cluster's keys (prefix \(model.dcsPrefix))")
+        if removeEtcd {
+            lines.append("  etcd itself is removed: no other cluster keeps keys in it")
+        } else {
+            lines.append(
+                "  etcd stays: it holds the keys of \(survey.otherClusters.joined(separator: ", ")) (--remove-etcd removes it)"
+            )
+        }
+        if let backups = model.backups {
+            let place = backups.repositoryHost.map { "on \($0) in \(backups.path)" } ?? "in \(backups.path)"
+            let count = survey.backups.map { "\($0.backups.count) backup(s)" } ?? "backups (unread)"
+            let wal = survey.archiveSize.map { ", \($0) of WAL" } ?? ""
+            lines.append(
+                deleteBackups
+                    ? "  backups: DELETE stanza \(backups.stanza) \(place): \(count)\(wal) (pgbackrest stop, stanza-delete)"
+                    : "  backups: KEPT, stanza \(backups.stanza) \(place): \(count)\(wal); their timers stop "
+                        + "(--delete-backups deletes them)")
+        }
+        if !purgePackages { lines.append("  packages stay installed (--purge-packages removes them)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        Playbook(Self.name, summary: Self.summary, become: true) {
+            Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in
+                ServiceGone("keepalived")
+                ServiceGone("haproxy")
+            }
+            Play("patroni stopped", on: model.pattern(model.databaseHosts)) { _ in
+                ServiceGone("patroni")
+                if model.pgbouncer { ServiceGone("pgbouncer") }
+                // Debian's own instance, which the deploy kept stopped.
+                ServiceGone("postgresql")
+            }
+            if let backups = model.backups {
+                Play("backup timers stopped", on: backups.repositoryHost ?? model.pattern(model.databaseHosts)) { _ in
+                    for type in ["full", "diff"] { ServiceGone("pgbackrest-\(backups.stanza)-\(type).timer") }
+                }
+                Play(
+                    deleteBackups ? "backups deleted" : "backups kept",
+                    on: backups.repositoryHost ?? model.databaseHosts[0]
+                ) {
+                    _ in
+                    if deleteBackups {
+                        StanzaDeleted(backups: backups)
+                        File.absent(backups.removedClusterMark)
+                    } else {
+                        File(
+                            backups.removedClusterMark,
+                            content:
+                                "# Keel: cluster \(model.name) was removed; stanza \(backups.stanza) keeps its backups.\n"
+                        )
+                    }
+                }
+            }
+            Play("cluster keys deleted from etcd", on: model.etcdHosts[0]) { _ in
+                ClusterKeysDeleted(model: model)
+            }
+            if removeEtcd {
+                Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in ServiceGone("etcd") }
+            }
+            Play("files removed", on: model.pattern(model.allHosts)) { host in
+                for path in ClusterRemovalSurvey.paths(
+                    on: host.name, model, removingEtcd: removeEtcd, deletingBackups: deleteBackups)
+                {
+                    File.absent(path)
+                }
+                if let backups = model.backups, deleteBackups {
+                    for type in ["full", "diff"] {
+                        for unit in ["timer", "service"] {
+                            File.absent("/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).\(unit)")
+                        }
+                    }
+                }
+            }
+            if purgePackages {
+                Play("packages purged", on: model.pattern(model.allHosts)) { host in
+                    Package(packages(on: host.name, model), state: .absent)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Keel
+
+/// What removing the cluster would take away, read from the hosts before the plan is shown: each host's files and
+/// directories that exist (with their size), the backups kept or deleted, and the other clusters that use the same
+/// etcd (which then stays).
+public struct ClusterRemovalSurvey: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var path: String
+        public var size: String
+    }
+
+    /// Per host, the paths removal deletes that exist there.
+    public var paths: [String: [Entry]] = [:]
+    /// Hosts that could not be read, and why.
+    public var unread: [String: String] = [:]
+    public var backups: BackupStatus?
+    /// The size of the stanza's WAL archive in the repository.
+    public var archiveSize: String?
+    /// Other Patroni clusters with keys in the same etcd.
+    public var otherClusters: [String] = []
+    /// etcd goes too: asked, or no other cluster keeps keys in it.
+    public var removesEtcd = true
+
+    public init() {}
+
+    /// The paths removal deletes on `host`: the model's data directory and every file Keel wrote for the cluster
+    /// (the kept repository's configuration stays unless its backups go too).
+    static func paths(on host: String, _ model: ClusterModel, removingEtcd: Bool, deletingBackups: Bool) -> [String] {
+        var paths: [String] = []
+        if model.databaseHosts.contains(host) {
+            paths += [
+                model.dataDirectory, "/etc/patroni", "/etc/pgbouncer/userlist.txt", "/etc/pgbouncer/listen.ini",
+                "/var/lib/keel", RestoreRecovery.log,
+            ]
+            if model.backups?.repositoryHost != nil || deletingBackups {
+                paths.append("/etc/pgbackrest/pgbackrest.conf")
+            }
+        }
+        if removingEtcd && model.etcdHosts.contains(host) {
+            paths += [EtcdBootstrap.dataDirectory, "/etc/default/etcd", EtcdBootstrap.file, EtcdBootstrap.dropIn.path]
+            paths.append(TLSFiles.etcd.directory)
+        }
+        if model.balancerHosts.contains(host) {
+            paths += ["/etc/keepalived/keepalived.conf", "/etc/haproxy/haproxy.cfg"]
+        }
+        if let backups = model.backups, deletingBackups, host == backups.repositoryHost {
+            paths.append("/etc/pgbackrest/pgbackrest.conf")
+        }
+        return paths
+    }
+
+    /// Reads the hosts: first the clusters in etcd, which decide whether etcd goes (`removeEtcd` forces it).
+    public static func read(
+        _ model: ClusterModel, removeEtcd: Bool, deletingBackups: Bool, inventory: Inventory,
+        connection: ConnectionOptions, forks: Int
+    ) async throws -> ClusterRemovalSurvey {
+        let fleet = Fleet(options: connection, forks: max(forks, model.allHosts.count))
+        var survey = ClusterRemovalSurvey()
+        // Read through the etcd member's own certificate, which stays while etcd does; where etcd's data is
+        // gone, no cluster uses it. An etcd that exists but does not answer stops the removal: it cannot tell
+        // whether another cluster would lose its store.
+        let etcdHost = model.etcdHosts[0]
+        let etcdctl = Etcdctl(model, member: model.address(of: etcdHost))
+        let read = await fleet.run([try inventory.target(for: etcdHost)]) { _, transport in
+            try await transport.run(
+                "[ -d \(EtcdBootstrap.dataDirectory) ] || exit 0; "
+                    + etcdctl("--dial-timeout=2s get --prefix /service/ --keys-only"),
+                timeout: .seconds(15))
+        }[0]
+        switch read {
+        case .done(let result, _) where result.succeeded:
+            survey.otherClusters = Array(
+                Set(
+                    result.stdoutText.split(separator: "\n").compactMap { key in
+                        let parts = key.split(separator: "/")
+                        return parts.count >= 2 && parts[0] == "service" && parts[1] != model.name
+                            ? String(parts[1]) : nil
+                    })
+            ).sorted()
+        case .done(let result, _):
+            throw FlowError(
+                "etcd on \(etcdHost) did not list its clusters: \(result.stderrText)",
+                hint: "start etcd (or fix it) first: the removal must know whether another cluster uses it")
+        case .unreachable(let error), .failed(let error):
+            throw FlowError(
+                "\(etcdHost) could not be read: \(error)",
+                hint: "the removal must know whether another cluster uses its etcd")
+        }
+        survey.removesEtcd = removeEtcd || survey.otherClusters.isEmpty
+        let removingEtcd = survey.removesEtcd
+        let hosts = model.allHosts
+        let outcomes = await fleet.run(
+            try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
+        ) { target, transport in
+            let paths = Self.paths(
+                on: target.name, model, removingEtcd: removingEtcd, deletingBackups: deletingBackups)
+            let sizes =
+                "for p in \(paths.map(shellQuote).joined(separator: " ")); do "
+                + "[ -e \"$p\" ] && echo \"$p $(du -sh \"$p\" 2>/dev/null | cut -f1)\"; done; true"
+            return try await transport.run(sizes, timeout: .seconds(60)).stdoutText
+        }
+        for (host, outcome) in zip(hosts, outcomes) {
+            switch outcome {
+            case .done(let text, _):
+                survey.paths[host] = text.split(separator: "\n").compactMap { line in
+                    guard let space = line.lastIndex(of: " ") else { return nil }
+                    return Entry(path: String(line[..<space]), size: String(line[line.index(after: space)...]))
+                }
+            case .unreachable(let error), .failed(let error): survey.unread[host] = "\(error)"
+            }
+        }
+        if let backups = model.backups {
+            let host = backups.repositoryHost ?? model.databaseHosts[0]
+            let read = await fleet.run([try inventory.target(for: host)]) { _, transport in
+                let status = try? await BackupStatus.read(backups, host: host, transport: transport)
+                let size = try await transport.run(
+                    "du -sh \(shellQuote(backups.path + "/archive/" + backups.stanza)) 2>/dev/null | cut -f1",
+                    timeout: .seconds(60)
+                ).stdoutText
+                return (status, size.trimmingCharacters(in: .whitespacesAndNewlines))
+            }[0]
+            if case .done(let (status, size), _) = read {
+                survey.backups = status
+                survey.archiveSize = size.isEmpty ? nil : size
+            }
+        }
+        return survey
+    }
+}

@@ -1,0 +1,26 @@
+import Keel
+
+/// The stanza's backups and WAL archive deleted from the repository, by pgBackRest itself: `stop` (no backup or
+/// archive-push starts meanwhile), `stanza-delete --force` (the cluster is already stopped), then `start` again.
+struct StanzaDeleted: Resource {
+    let backups: ClusterModel.Backups
+
+    var description: String { "pgbackrest stanza \(backups.stanza) deleted" }
+
+    private var directories: [String] {
+        ["backup", "archive"].map { shellQuote("\(backups.path)/\($0)/\(backups.stanza)") }
+    }
+
+    var probe: String { directories.map { "[ -e \($0) ] && echo present; " }.joined() + "true" }
+
+    func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        guard output.text.contains("present") else { return [] }
+        let pgbackrest =
+            "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza)) --log-level-console=warn"
+        return [
+            Change(
+                "stop, stanza-delete",
+                .shell("cd / && \(pgbackrest) stop && \(pgbackrest) --force stanza-delete && \(pgbackrest) start"))
+        ]
+    }
+}
