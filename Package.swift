@@ -41,7 +41,7 @@ let package = Package(
         ),
         .testTarget(name: "KeelSSHTests", dependencies: ["KeelCore", "KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
-        .testTarget(name: "KeelCLITests", dependencies: ["KeelTestSupport"]),
+        .testTarget(name: "KeelCLITests", dependencies: ["Keel", "KeelTestSupport"]),
         .testTarget(
             name: "PlaybooksTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import Keel
 import KeelTestSupport
 import Testing
 
@@ -95,17 +96,15 @@ extension LabTests {
               i=$((i + 1))
             done
             """
-        return try await remote(cluster.path, host, "bash -c \(shellQuoted(script))")
+        return try await remote(cluster.path, host, "bash -c \(shellQuote(script))")
     }
 
     private func viaVIP(_ cluster: LabClusterInventory, _ host: String, _ sql: String) async throws -> [String] {
         try await remote(
             cluster.path, host,
-            "PGPASSWORD='\(try cluster.secret("user_app"))' psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c \(shellQuoted(sql))"
+            "PGPASSWORD='\(try cluster.secret("user_app"))' psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c \(shellQuote(sql))"
         )
     }
-
-    private func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     /// Waits until every member streams from one leader on its timeline with no lag; with `marks`, checks that
     /// each member holds exactly those marker rows, that writes go through the VIP and the leader's PgBouncer, and

@@ -1,4 +1,5 @@
 import Foundation
+import Keel
 import KeelTestSupport
 import Testing
 
@@ -78,7 +79,7 @@ extension LabTests {
             _ = try await remote(
                 cluster.path, host,
                 "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-15 patroni >/dev/null"
-                    + " && pg_dropcluster --stop 15 main && printf '%s' \(shellQuoted(config)) > /etc/patroni/config.yml"
+                    + " && pg_dropcluster --stop 15 main && printf '%s' \(shellQuote(config)) > /etc/patroni/config.yml"
                     + " && chown postgres: /etc/patroni/config.yml && chmod 600 /etc/patroni/config.yml && systemctl restart patroni"
                     + " && for i in $(seq 120); do curl -sf -o /dev/null http://10.213.0.1\(index + 1):8008/health && exit 0; sleep 1; done; exit 1"
             )
@@ -131,5 +132,4 @@ extension LabTests {
         #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(again.output)")
     }
 
-    private func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }
