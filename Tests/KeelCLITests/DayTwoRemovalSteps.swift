@@ -4,8 +4,9 @@ import Testing
 
 /// Guarded removal of the day-2 cluster, then a redeploy on the same hosts: refused without the cluster's name, a
 /// neighbouring cluster's keys in etcd kept (and etcd with them), backups kept and the stanza marked, so that the
-/// redeploy is refused until it names a new stanza; the new cluster archives and backs up; removed again with its
-/// backups, which needs the stanza's name too.
+/// redeploy is refused until it names a new stanza; the new cluster archives and backs up and does not restore the
+/// removed cluster's backups; removed again with its backups (which needs the stanza's name too) and etcd, killed
+/// midway and run again.
 extension LabTests {
     func removalFlows(_ cluster: LabClusterInventory) async throws {
         let inventory = cluster.path
@@ -76,12 +77,36 @@ extension LabTests {
             "\(pgbackrest) --stanza=lab-2 check >/dev/null && echo checked; \(pgbackrest) --stanza=lab info | grep -c 'full backup'"
         )
         #expect(archived.first == "checked" && archived.last == kept.first, "\(archived)")
+        // The stanza policy: keel restore restores a cluster from its own stanza, not a removed one's.
+        let oldSet = try await remote(
+            inventory, "h4", "\(pgbackrest) --stanza=lab info | awk '/full backup/ {print $3}' | head -1")
+        let foreign = try await KeelBinary.run(
+            ["restore", "-i", inventory, "--backup-set", oldSet.first ?? "", "--confirm", "lab"])
+        #expect(
+            foreign.status != 0 && foreign.output.contains("stanza lab-2 has no backup set \(oldSet.first ?? "")")
+                && foreign.output.contains("restored by hand"), "\(foreign.output)")
 
-        // Removed with its backups: the stanza's name confirms that too.
-        let all = try await KeelBinary.run(
-            remove + ["--confirm", "lab", "--delete-backups", "--confirm-backups", "lab-2"])
-        #expect(all.status == 0 && all.output.contains("backups: DELETE stanza lab-2"), "\(all.output)")
+        // Removed with its backups (the stanza's name confirms that too) and, with no neighbour left, etcd: killed
+        // once the first etcd member stopped, when etcd can no longer tell who uses it; the rerun finishes.
+        _ = try await remote(inventory, "h1", "\(etcdctl) del --prefix /service/lab2/ >/dev/null")
+        let all = remove + ["--confirm", "lab", "--delete-backups", "--confirm-backups", "lab-2"]
+        let unkilled = try await deployKilled(after: "service etcd stopped and disabled", on: "h1", all)
+        #expect(unkilled == nil, "the removal ended before etcd stopped on h1:\n\(unkilled ?? "")")
+        let finished = try await KeelBinary.run(all)
+        #expect(
+            finished.status == 0 && finished.output.contains("backups: DELETE stanza lab-2")
+                && finished.output.contains("an earlier run of this removal began removing it"), "\(finished.output)")
         let stanzas = try await remote(inventory, "h4", "ls /var/lib/pgbackrest/backup /var/lib/pgbackrest/archive")
         #expect(!stanzas.contains("lab-2") && stanzas.contains("lab"), "lab-2 deleted, lab kept: \(stanzas)")
+        for host in ["h1", "h2", "h3"] {
+            let etcd = try await remote(
+                inventory, host,
+                "systemctl is-active etcd; systemctl is-enabled etcd; "
+                    + "ls -d /var/lib/etcd/default /var/lib/etcd/keel-removing-lab /etc/etcd/tls 2>/dev/null; true")
+            #expect(etcd == ["inactive", "disabled"], "etcd gone from \(host): \(etcd)")
+        }
+        let last = try await KeelBinary.run(all + ["--events", events])
+        #expect(last.status == 0, "\(last.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(last.output)")
     }
 }

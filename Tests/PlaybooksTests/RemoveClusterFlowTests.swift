@@ -36,7 +36,15 @@ struct RemoveClusterFlowTests {
         #expect(!text.contains("stop and disable patroni and PostgreSQL, etcd"), "etcd is not stopped: \(text)")
         let all = RemoveClusterFlow(survey: survey(), deleteBackups: true, purgePackages: true)
         #expect(all.plan(model).contains("backups: DELETE stanza pg-lab"))
-        #expect(all.plan(model).contains("etcd itself is removed"))
+        #expect(all.plan(model).contains("etcd itself is removed: no other cluster keeps keys in it"))
+        let forced = RemoveClusterFlow(
+            survey: survey(otherClusters: ["pg-lab2"], removeEtcd: true), deleteBackups: false, purgePackages: false)
+        #expect(forced.plan(model).contains("etcd itself is removed (--remove-etcd), with the keys of pg-lab2"))
+        var begun = survey()
+        begun.etcdRemovalBegun = true
+        #expect(
+            RemoveClusterFlow(survey: begun, deleteBackups: false, purgePackages: false).plan(model)
+                .contains("etcd itself is removed: an earlier run of this removal began removing it"))
         #expect(all.packages(on: "10.213.0.16", model) == ["pgbackrest"])
         #expect(kept.packages(on: "10.213.0.16", model).isEmpty, "pgBackRest stays where backups are kept")
     }
@@ -55,7 +63,8 @@ struct RemoveClusterFlowTests {
         #expect(
             all.playbook(model, patroniWheel: []).plays.map(\.name) == [
                 "balancers stopped", "patroni stopped", "backup timers stopped", "backups deleted",
-                "cluster keys deleted from etcd", "etcd stopped", "files removed", "packages purged",
+                "cluster keys deleted from etcd", "etcd marked for removal", "etcd stopped", "files removed",
+                "packages purged",
             ])
         #expect(
             ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: false, deletingBackups: false)
@@ -63,6 +72,9 @@ struct RemoveClusterFlowTests {
         #expect(
             ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: true, deletingBackups: false)
                 .contains("/var/lib/etcd/default"))
+        #expect(
+            ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: true, deletingBackups: false).last
+                == "/var/lib/etcd/keel-removing-pg-lab", "the mark goes last, after etcd's data")
     }
 
     @Test("keys are deleted under the prefix with its trailing slash; an etcd that does not answer fails the step")

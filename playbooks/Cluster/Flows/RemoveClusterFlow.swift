@@ -64,7 +64,13 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             }
         }
         lines.append("  etcd: delete the cluster's keys (prefix \(model.dcsPrefix))")
-        if removeEtcd {
+        if survey.etcdRemovalBegun {
+            lines.append("  etcd itself is removed: an earlier run of this removal began removing it")
+        } else if removeEtcd && !survey.otherClusters.isEmpty {
+            lines.append(
+                "  etcd itself is removed (--remove-etcd), with the keys of \(survey.otherClusters.joined(separator: ", "))"
+            )
+        } else if removeEtcd {
             lines.append("  etcd itself is removed: no other cluster keeps keys in it")
         } else {
             lines.append(
@@ -122,6 +128,12 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
                 ClusterKeysDeleted(model: model)
             }
             if removeEtcd {
+                // Every member marked before any stops: a rerun then removes etcd without asking it.
+                Play("etcd marked for removal", on: model.pattern(model.etcdHosts)) { _ in
+                    File(
+                        ClusterRemovalSurvey.etcdRemovalMark(model),
+                        content: "# Keel: removing cluster \(model.name) removes this etcd.\n")
+                }
                 Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in ServiceGone("etcd") }
             }
             Play("files removed", on: model.pattern(model.allHosts)) { host in

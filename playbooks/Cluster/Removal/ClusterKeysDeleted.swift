@@ -2,7 +2,7 @@ import Keel
 
 /// The cluster's keys gone from etcd: its prefix with the trailing slash, so that a cluster whose name starts with
 /// this one's keeps its keys. Read and deleted through the etcd member on this host; where etcd's data is already
-/// gone (removed with the cluster), so are the keys.
+/// gone or marked for removal (which comes after this), so are the keys.
 struct ClusterKeysDeleted: Resource {
     let model: ClusterModel
 
@@ -11,7 +11,8 @@ struct ClusterKeysDeleted: Resource {
     private var etcdctl: Etcdctl { Etcdctl(model, member: model.address(of: model.etcdHosts[0])) }
 
     var probe: String {
-        "[ -d \(EtcdBootstrap.dataDirectory) ] || { echo keys=0; exit 0; }; "
+        "[ -d \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(shellQuote(ClusterRemovalSurvey.etcdRemovalMark(model))) ] "
+            + "|| { echo keys=0; exit 0; }; "
             + "k=$(\(etcdctl("get --prefix --keys-only \(shellQuote(model.dcsPrefix))"))) || exit 0; "
             + "echo \"keys=$(printf '%s\\n' \"$k\" | grep -c .)\""
     }

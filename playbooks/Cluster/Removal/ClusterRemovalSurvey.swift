@@ -19,10 +19,16 @@ public struct ClusterRemovalSurvey: Sendable {
     public var archiveSize: String?
     /// Other Patroni clusters with keys in the same etcd.
     public var otherClusters: [String] = []
-    /// etcd goes too: asked, or no other cluster keeps keys in it.
+    /// etcd goes too: asked, or no other cluster keeps keys in it, or an earlier run of this removal began it.
     public var removesEtcd = true
+    /// An earlier run of this removal marked etcd for removal and may have stopped it.
+    public var etcdRemovalBegun = false
 
     public init() {}
+
+    /// Written on every etcd host before etcd stops, so that a rerun of a killed removal knows why etcd no longer
+    /// answers (its decision was made while it did) instead of refusing.
+    static func etcdRemovalMark(_ model: ClusterModel) -> String { "/var/lib/etcd/keel-removing-\(model.name)" }
 
     /// The paths removal deletes on `host`: the model's data directory and every file Keel wrote for the cluster
     /// (the kept repository's configuration stays unless its backups go too).
@@ -39,7 +45,7 @@ public struct ClusterRemovalSurvey: Sendable {
         }
         if removingEtcd && model.etcdHosts.contains(host) {
             paths += [EtcdBootstrap.dataDirectory, "/etc/default/etcd", EtcdBootstrap.file, EtcdBootstrap.dropIn.path]
-            paths.append(TLSFiles.etcd.directory)
+            paths += [TLSFiles.etcd.directory, etcdRemovalMark(model)]
         }
         if model.balancerHosts.contains(host) {
             paths += ["/etc/keepalived/keepalived.conf", "/etc/haproxy/haproxy.cfg"]
@@ -58,18 +64,21 @@ public struct ClusterRemovalSurvey: Sendable {
         let fleet = Fleet(options: connection, forks: max(forks, model.allHosts.count))
         var survey = ClusterRemovalSurvey()
         // Read through the etcd member's own certificate, which stays while etcd does; where etcd's data is
-        // gone, no cluster uses it. An etcd that exists but does not answer stops the removal: it cannot tell
-        // whether another cluster would lose its store.
+        // gone, no cluster uses it. An etcd that exists but does not answer stops the removal (it cannot tell
+        // whether another cluster would lose its store) unless this removal already marked it for removal.
         let etcdHost = model.etcdHosts[0]
         let etcdctl = Etcdctl(model, member: model.address(of: etcdHost))
+        let begun = "keel-removal-begun"
         let read = await fleet.run([try inventory.target(for: etcdHost)]) { _, transport in
             try await transport.run(
                 "[ -d \(EtcdBootstrap.dataDirectory) ] || exit 0; "
+                    + "[ -e \(shellQuote(etcdRemovalMark(model))) ] && { echo \(begun); exit 0; }; "
                     + etcdctl("--dial-timeout=2s get --prefix /service/ --keys-only"),
                 timeout: .seconds(15))
         }[0]
         switch read {
         case .done(let result, _) where result.succeeded:
+            survey.etcdRemovalBegun = result.stdoutText.split(separator: "\n").contains { $0 == begun }
             survey.otherClusters = Array(
                 Set(
                     result.stdoutText.split(separator: "\n").compactMap { key in
@@ -87,7 +96,7 @@ public struct ClusterRemovalSurvey: Sendable {
                 "\(etcdHost) could not be read: \(error)",
                 hint: "the removal must know whether another cluster uses its etcd")
         }
-        survey.removesEtcd = removeEtcd || survey.otherClusters.isEmpty
+        survey.removesEtcd = removeEtcd || survey.etcdRemovalBegun || survey.otherClusters.isEmpty
         let removingEtcd = survey.removesEtcd
         let hosts = model.allHosts
         let outcomes = await fleet.run(

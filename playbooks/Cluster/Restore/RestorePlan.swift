@@ -72,7 +72,9 @@ public struct RestorePlan: Sendable, Codable {
             guard let named = sets.first(where: { $0.label == label }) else {
                 throw FlowError(
                     "stanza \(repository.stanza) has no backup set \(label)",
-                    hint: "choose one of \(sets.map(\.label).joined(separator: ", "))")
+                    hint: "choose one of \(sets.map(\.label).joined(separator: ", ")); keel restore restores a "
+                        + "cluster from its own stanza: a removed cluster's backups, kept in their own stanza, are "
+                        + "restored by hand (pgbackrest --stanza=OLD restore)")
             }
             if let moment, moment.date.timeIntervalSince1970 < Double(named.finished) {
                 throw FlowError(
