@@ -17,7 +17,7 @@ struct InventoryCommand: AsyncParsableCommand {
         if json {
             Terminal.write(try InventoryReport(inventory, hosts: hosts).json() + "\n")
         } else {
-            Terminal.write(InventoryReport(inventory, hosts: hosts).text())
+            InventoryReport(inventory, hosts: hosts).text(Terminal.write)
         }
     }
 }
@@ -54,20 +54,24 @@ struct InventoryReport: Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    func text() -> String {
-        var lines: [String] = ["groups:"]
+    /// The report as text, handed to `write` a host at a time (a large inventory is never one string).
+    func text(_ write: (String) -> Void) {
+        var text = "groups:\n"
         for (group, members) in groups.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(group): \(members.joined(separator: ", "))")
+            text += "  \(group): \(members.joined(separator: ", "))\n"
         }
-        lines.append("hosts:")
+        text += "hosts:\n"
+        write(text)
         for name in order {
             guard let host = hosts[name] else { continue }
-            lines.append("  \(name)  (groups: \(host.groups.joined(separator: ", ")))")
+            text = "  \(name)  (groups: \(host.groups.joined(separator: ", ")))\n"
             for (key, value) in host.vars.sorted(by: { $0.key < $1.key }) {
-                lines.append("    \(key): \(value)")
+                text += "    \(key): "
+                value.write(to: &text)
+                text += "\n"
             }
+            write(text)
         }
-        return lines.joined(separator: "\n") + "\n"
     }
 
     private enum CodingKeys: String, CodingKey { case groups, hosts }

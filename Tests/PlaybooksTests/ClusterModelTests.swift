@@ -450,6 +450,16 @@ extension ClusterModelTests {
             vars: Self.vars.replacingOccurrences(
                 of: #"{ db: "app", owner: "app" }"#, with: #"{ db: "o'hara \"db\"", owner: "app" }"#))
         #expect(quoted.databases.first?.name == #"o'hara "db""#)
+        let reversed = error(
+            vars: Self.vars.replacingOccurrences(
+                of: #"{ db: "app", owner: "app" }"#, with: #"{ db: "app\u202Eevil", owner: "app" }"#))
+        #expect(
+            reversed?.message.hasPrefix(#"postgresql_databases db 'app\u{202E}evil' cannot be used"#) == true,
+            "a right-to-left override is a format character: \(String(describing: reversed))")
+        let (accented, _) = try load(
+            vars: Self.vars.replacingOccurrences(
+                of: #"{ db: "app", owner: "app" }"#, with: #"{ db: "café", owner: "app" }"#))
+        #expect(accented.databases.first?.name == "café")
     }
 }
 

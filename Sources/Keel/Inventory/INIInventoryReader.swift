@@ -114,9 +114,9 @@ enum INIInventoryReader {
         if !leadingZero, let number = Int(text) { return .int(number) }
         if text.contains("."), let number = Double(text) { return .double(number) }
         if let first = text.first, first == "[" || first == "{",
-            let node = try? YAMLComposer.compose(text, budget: 4 * text.utf8.count + 100)
+            let node = try? YAMLComposer.compose(text, budget: 4 * text.utf8.count + 100, nodeDepth: 0)
         {
-            return YAMLDocument.value(of: node)
+            return node.value
         }
         return .string(text)
     }

@@ -88,7 +88,9 @@ extension Inventory {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InventoryError("cannot read variables file \(path)")
         }
-        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path) else {
+        // Each variable keeps its line; what it holds is composed straight into its value.
+        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path, nodeDepth: 1)
+        else {
             // An empty file (a failed copy, a truncated edit) would give every setting its default without a word.
             throw InventoryError(
                 "variables file \(path) holds no variables", at: SourceLocation(file: path, line: 1),

@@ -23,15 +23,35 @@ public enum InventoryValue: Sendable, Hashable, CustomStringConvertible {
 
     /// The value written as YAML flow text (`[a, b]`, `{k: v}`).
     public var description: String {
+        var text = ""
+        write(to: &text)
+        return text
+    }
+
+    /// Appends ``description`` to `text`, without a string for each item.
+    public func write(to text: inout String) {
         switch self {
-        case .string(let text): text
-        case .int(let number): String(number)
-        case .double(let number): String(number)
-        case .bool(let flag): String(flag)
-        case .list(let items): "[" + items.map(\.description).joined(separator: ", ") + "]"
+        case .string(let string): text += string
+        case .int(let number): text += String(number)
+        case .double(let number): text += String(number)
+        case .bool(let flag): text += String(flag)
+        case .list(let items):
+            text += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { text += ", " }
+                item.write(to: &text)
+            }
+            text += "]"
         case .map(let entries):
-            "{" + entries.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
-        case .null: "null"
+            text += "{"
+            for (index, key) in entries.keys.sorted().enumerated() {
+                if index > 0 { text += ", " }
+                text += key
+                text += ": "
+                entries[key]?.write(to: &text)
+            }
+            text += "}"
+        case .null: text += "null"
         }
     }
 }

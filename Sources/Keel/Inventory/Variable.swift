@@ -25,11 +25,28 @@ public struct Variable: Sendable, Hashable {
     /// `value` as it may be shown under `name`: `***` for a secret, and within lists and mappings every entry whose
     /// key names a secret (`postgresql_users: [{name: app, password: ***}]`).
     public static func shown(_ value: InventoryValue, name: String) -> InventoryValue {
+        masked(value, name: name) ?? value
+    }
+
+    /// `value` masked, or nil when nothing in it is a secret (a large value is then not copied).
+    private static func masked(_ value: InventoryValue, name: String) -> InventoryValue? {
         if isSecret(name: name), value != .null { return .string("***") }
         switch value {
-        case .list(let items): return .list(items.map { shown($0, name: "") })
-        case .map(let entries): return .map(Dictionary(uniqueKeysWithValues: entries.map { ($0, shown($1, name: $0)) }))
-        default: return value
+        case .list(let items):
+            var shown = items
+            var changed = false
+            for (index, item) in items.enumerated() {
+                if let masked = masked(item, name: "") { (shown[index], changed) = (masked, true) }
+            }
+            return changed ? .list(shown) : nil
+        case .map(let entries):
+            var shown = entries
+            var changed = false
+            for (key, item) in entries {
+                if let masked = masked(item, name: key) { (shown[key], changed) = (masked, true) }
+            }
+            return changed ? .map(shown) : nil
+        default: return nil
         }
     }
 }

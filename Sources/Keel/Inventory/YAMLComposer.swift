@@ -2,7 +2,10 @@
 // proportional to the text, with each node's line, and with bounds on what a small file may stand for.
 internal import CYaml
 
-/// Builds the node tree of one YAML document from libyaml's events.
+/// Builds one YAML document from libyaml's events: nodes with their lines down to `nodeDepth`, values below it.
+///
+/// A variables file needs the line of each of its variables, not of every item inside them; composing what lies
+/// deeper straight into values (no node per item, no second pass) keeps a large file quick to read.
 ///
 /// An alias refers to its anchor's node (no copy); the nodes a document stands for once its aliases are expanded
 /// are counted as they are met, and a document standing for more than `budget` of them (an alias bomb) is refused
@@ -15,15 +18,36 @@ struct YAMLComposer {
         var line: Int
     }
 
+    /// A mapping's key as written, for a collection composed into a value.
+    private struct Key {
+        var text: String
+        var line: Int
+        /// `<<`, written plain.
+        var merges: Bool
+    }
+
+    /// An open collection.
     private struct Frame {
         var isMapping: Bool
-        var items: [YAMLNode] = []
         var line: Int
         var anchor: String?
+        /// The nodes it stands for once its aliases are expanded.
         var size = 1
+        /// Composed into a value (below `nodeDepth`) rather than into nodes.
+        var composesValue: Bool
+        var nodes: [YAMLNode] = []
+        var values: [InventoryValue] = []
+        /// A mapping composed into a value: its keys (`values` holds what each maps to).
+        var keys: [Key] = []
+
+        /// The next item of a mapping composed into a value is a key.
+        var awaitsKey: Bool { isMapping && keys.count == values.count }
     }
 
     let budget: Int
+    /// The levels kept as nodes: 0 composes the whole document into a value, 1 keeps the top mapping's keys and
+    /// values as nodes (with their lines) and composes what they hold into values.
+    let nodeDepth: Int
     var maxDepth = 256
 
     private var stack: [Frame] = []
@@ -31,11 +55,14 @@ struct YAMLComposer {
     private var expanded = 0
     private var root: YAMLNode?
 
-    init(budget: Int) { self.budget = budget }
+    init(budget: Int, nodeDepth: Int) {
+        self.budget = budget
+        self.nodeDepth = nodeDepth
+    }
 
     /// The document in `text`; nil when it is empty.
-    static func compose(_ text: String, budget: Int) throws(Failure) -> YAMLNode? {
-        var composer = YAMLComposer(budget: budget)
+    static func compose(_ text: String, budget: Int, nodeDepth: Int) throws(Failure) -> YAMLNode? {
+        var composer = YAMLComposer(budget: budget, nodeDepth: nodeDepth)
         return try composer.run(Array(text.utf8))
     }
 
@@ -75,50 +102,78 @@ struct YAMLComposer {
                 let scalar = event.data.scalar
                 let text = String(
                     decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
-                let plain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.plain_implicit != 0
-                try add(YAMLNode(content: .scalar(text, plain: plain), line: line), size: 1, anchor: scalar.anchor)
+                let node = YAMLNode(
+                    content: .scalar(
+                        text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.plain_implicit != 0),
+                    line: line)
+                try count(1, line: line)
+                if let anchor = scalar.anchor { anchors[Self.string(anchor)] = (node, 1) }
+                add(node, size: 1)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor)
                 guard let (node, size) = anchors[name] else {
                     throw Failure(message: "the alias *\(name) names no anchor (&\(name)) before it", line: line)
                 }
-                try add(node, size: size, anchor: nil, counted: false, line: line)
+                try count(size, line: line)
+                add(node, size: size, line: line)
             case YAML_SEQUENCE_START_EVENT:
                 try open(isMapping: false, line: line, anchor: event.data.sequence_start.anchor)
             case YAML_MAPPING_START_EVENT:
                 try open(isMapping: true, line: line, anchor: event.data.mapping_start.anchor)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-                let frame = stack.removeLast()
-                let content: YAMLNode.Content =
-                    frame.isMapping ? .mapping(try Self.entries(frame.items)) : .sequence(frame.items)
-                try add(YAMLNode(content: content, line: frame.line), size: frame.size, anchor: nil, counted: false)
-                if let anchor = frame.anchor, let node = lastAdded { anchors[anchor] = (node, frame.size) }
+                try close()
             default:
                 continue
             }
         }
     }
 
-    private var lastAdded: YAMLNode? { stack.last.map { $0.items.last } ?? root }
-
     private mutating func open(isMapping: Bool, line: Int, anchor: UnsafeMutablePointer<UInt8>?) throws(Failure) {
         guard stack.count < maxDepth else {
             throw Failure(message: "nested too deeply (more than \(maxDepth) levels)", line: line)
         }
-        stack.append(Frame(isMapping: isMapping, line: line, anchor: anchor.map(Self.string)))
         try count(1, line: line)
+        stack.append(
+            Frame(
+                isMapping: isMapping, line: line, anchor: anchor.map(Self.string),
+                composesValue: stack.last?.composesValue ?? false || stack.count >= nodeDepth))
     }
 
-    /// Adds `node` (standing for `size` nodes) to the open collection, or makes it the document.
-    private mutating func add(
-        _ node: YAMLNode, size: Int, anchor: UnsafeMutablePointer<UInt8>?, counted: Bool = true, line: Int? = nil
-    ) throws(Failure) {
-        if counted { try count(size, line: node.line) } else if let line { try count(size, line: line) }
-        if let anchor { anchors[Self.string(anchor)] = (node, size) }
-        if stack.isEmpty {
+    private mutating func close() throws(Failure) {
+        let frame = stack.removeLast()
+        let content: YAMLNode.Content =
+            switch (frame.composesValue, frame.isMapping) {
+            case (true, true): .value(try Self.mapping(frame))
+            case (true, false): .value(.list(frame.values))
+            case (false, true): .mapping(try Self.entries(frame.nodes))
+            case (false, false): .sequence(frame.nodes)
+            }
+        let node = YAMLNode(content: content, line: frame.line)
+        if let anchor = frame.anchor { anchors[anchor] = (node, frame.size) }
+        add(node, size: frame.size)
+    }
+
+    /// Adds `node` (standing for `size` nodes) to the open collection, or makes it the document; `line` is where
+    /// an alias to it was written.
+    private mutating func add(_ node: YAMLNode, size: Int, line: Int? = nil) {
+        guard let frame = stack.last else {
             root = node
+            return
+        }
+        if frame.composesValue {
+            let index = stack.count - 1
+            if frame.awaitsKey {
+                let (text, plain) =
+                    if case .scalar(let text, let plain) = node.content { (text, plain) } else {
+                        (node.value.description, false)
+                    }
+                stack[index].keys.append(Key(text: text, line: line ?? node.line, merges: plain && text == "<<"))
+            } else {
+                stack[index].values.append(node.value)
+            }
+            stack[index].size += size
         } else {
-            stack[stack.count - 1].items.append(node)
+            stack[stack.count - 1].nodes.append(node)
             stack[stack.count - 1].size += size
         }
     }
@@ -136,19 +191,15 @@ struct YAMLComposer {
     /// mappings over later ones), a key written twice refused.
     private static func entries(_ items: [YAMLNode]) throws(Failure) -> [(key: YAMLNode, value: YAMLNode)] {
         var own: [(key: YAMLNode, value: YAMLNode)] = []
-        var merged: [YAMLNode] = []
+        var merged: [[(key: YAMLNode, value: YAMLNode)]] = []
         var seen = Set<String>()
         for index in stride(from: 0, to: items.count - 1, by: 2) {
             let (key, value) = (items[index], items[index + 1])
             if case .scalar("<<", plain: true) = key.content {
-                switch value.content {
-                case .mapping: merged.append(value)
-                case .sequence(let list)
-                where list.allSatisfy({ if case .mapping = $0.content { true } else { false } }):
-                    merged += list
-                default:
+                guard let sources = mergeSources(value) else {
                     throw Failure(message: "a merge key (<<) takes a mapping or a list of mappings", line: key.line)
                 }
+                merged += sources
                 continue
             }
             if let text = key.text, !seen.insert(text).inserted {
@@ -156,13 +207,61 @@ struct YAMLComposer {
             }
             own.append((key, value))
         }
-        for mapping in merged {
-            guard case .mapping(let entries) = mapping.content else { continue }
+        for entries in merged {
             for entry in entries where entry.key.text.map({ seen.insert($0).inserted }) ?? true {
                 own.append(entry)
             }
         }
         return own
+    }
+
+    /// The entries a merge key's value brings: a mapping's, or those of each mapping in a list; nil for anything
+    /// else. An anchor composed into a value (deeper in the document) brings its entries as values.
+    private static func mergeSources(_ node: YAMLNode) -> [[(key: YAMLNode, value: YAMLNode)]]? {
+        func mapping(_ node: YAMLNode) -> [(key: YAMLNode, value: YAMLNode)]? {
+            switch node.content {
+            case .mapping(let entries): entries
+            case .value(.map(let map)):
+                map.map {
+                    (
+                        YAMLNode(content: .scalar($0.key, plain: false), line: node.line),
+                        YAMLNode(content: .value($0.value), line: node.line)
+                    )
+                }
+            default: nil
+            }
+        }
+        let items: [YAMLNode] =
+            switch node.content {
+            case .sequence(let items): items
+            case .value(.list(let values)): values.map { YAMLNode(content: .value($0), line: node.line) }
+            default: [node]
+            }
+        let sources = items.compactMap(mapping)
+        return sources.count == items.count ? sources : nil
+    }
+
+    /// The value of a mapping composed into a value, merged and checked as `entries` does.
+    private static func mapping(_ frame: Frame) throws(Failure) -> InventoryValue {
+        var map = [String: InventoryValue](minimumCapacity: frame.keys.count)
+        var merged: [[String: InventoryValue]] = []
+        for (key, value) in zip(frame.keys, frame.values) {
+            if key.merges {
+                switch value {
+                case .map(let entries): merged.append(entries)
+                case .list(let list) where list.allSatisfy({ if case .map = $0 { true } else { false } }):
+                    merged += list.compactMap { if case .map(let entries) = $0 { entries } else { nil } }
+                default:
+                    throw Failure(message: "a merge key (<<) takes a mapping or a list of mappings", line: key.line)
+                }
+                continue
+            }
+            guard map.updateValue(value, forKey: key.text) == nil else {
+                throw Failure(message: "the same key appears twice in one mapping: \(key.text)", line: key.line)
+            }
+        }
+        for entries in merged { map.merge(entries) { own, _ in own } }
+        return .map(map)
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<UInt8>) -> String { String(cString: pointer) }

@@ -1,10 +1,11 @@
 /// Turns YAML text into nodes and values that remember their line, with errors that name the file and line.
 enum YAMLDocument {
-    static func parse(_ text: String, file: String) throws(InventoryError) -> YAMLNode? {
+    /// The document's nodes down to `nodeDepth` (see ``YAMLComposer``), values below.
+    static func parse(_ text: String, file: String, nodeDepth: Int) throws(InventoryError) -> YAMLNode? {
         // Without aliases a value takes at least a byte of text: a document standing for many more values than it
         // has bytes is an alias bomb, refused before anything walks it.
         do {
-            return try YAMLComposer.compose(text, budget: 4 * text.utf8.count + 10_000)
+            return try YAMLComposer.compose(text, budget: 4 * text.utf8.count + 10_000, nodeDepth: nodeDepth)
         } catch {
             throw InventoryError(
                 error.message, at: SourceLocation(file: file, line: error.line),
@@ -26,28 +27,13 @@ enum YAMLDocument {
             guard let name = key.text else {
                 throw InventoryError("variable names in \(context) must be plain words", at: location(key, file))
             }
-            variables[name] = Variable(self.value(of: value), at: location(key, file))
+            variables[name] = Variable(value.value, at: location(key, file))
         }
         return variables
     }
 
-    /// The node's value, with plain scalars typed as YAML 1.1 resolves them (`yes` is true, `0755` is 493);
-    /// quoted ones stay strings.
-    static func value(of node: YAMLNode) -> InventoryValue {
-        switch node.content {
-        case .scalar(let text, let plain):
-            return plain ? YAMLScalar.value(text) : .string(text)
-        case .sequence(let items):
-            return .list(items.map(value(of:)))
-        case .mapping(let entries):
-            var map: [String: InventoryValue] = [:]
-            for (key, item) in entries { map[key.text ?? "\(value(of: key))"] = value(of: item) }
-            return .map(map)
-        }
-    }
-
     static func isNull(_ node: YAMLNode) -> Bool {
-        if case .scalar = node.content { return value(of: node) == .null }
+        if case .scalar = node.content { return node.value == .null }
         return false
     }
 
@@ -59,7 +45,9 @@ enum YAMLDocument {
         switch node.content {
         case .scalar: "a single value"
         case .sequence: "a list"
-        case .mapping: "a mapping"
+        case .mapping, .value(.map): "a mapping"
+        case .value(.list): "a list"
+        case .value: "a single value"
         }
     }
 }

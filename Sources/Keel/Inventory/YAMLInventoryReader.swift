@@ -1,7 +1,7 @@
 /// Reads the Ansible YAML inventory shape: `GROUP: {hosts: {HOST: VARS}, vars: {...}, children: {GROUP: ...}}`.
 enum YAMLInventoryReader {
     static func read(_ text: String, file: String, into builder: inout InventoryBuilder) throws(InventoryError) {
-        let root = try YAMLDocument.parse(text, file: file)
+        let root = try YAMLDocument.parse(text, file: file, nodeDepth: .max)
         guard let root else { return }
         guard case .mapping(let groups) = root.content else {
             throw InventoryError(

@@ -3,6 +3,10 @@
 /// expressions made large variables files slow to read.
 enum YAMLScalar {
     static func value(_ text: String) -> InventoryValue {
+        // Most scalars are words: only these first bytes can start a null, a boolean or a number.
+        guard let first = text.utf8.first, typedFirstBytes.contains(first) else {
+            return text.isEmpty ? .null : .string(text)
+        }
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
         case "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON": return .bool(true)
@@ -13,6 +17,8 @@ enum YAMLScalar {
         if let number = float(text) { return .double(number) }
         return .string(text)
     }
+
+    private static let typedFirstBytes = Set("~nNyYtTfFoO0123456789+-.".utf8)
 
     /// The sign (-1 or 1) and the rest of `text`.
     private static func signed(_ text: Substring) -> (Int, Substring) {
@@ -25,7 +31,7 @@ enum YAMLScalar {
 
     private static func integer(_ text: String) -> Int? {
         let (sign, body) = signed(Substring(text))
-        guard let first = body.first else { return nil }
+        guard let first = body.first, first.isASCII, first.isNumber else { return nil }
         if body.contains(":") {
             // Sexagesimal: 1:30 is 90; the first part starts with 1-9, the others are 0-59.
             let parts = body.split(separator: ":", omittingEmptySubsequences: false)

@@ -28,16 +28,27 @@ extension ClusterModel {
         /// One pg_hba field: no spaces, quotes or control characters.
         case hbaField
 
+        /// A control or format character (Unicode's Cc and Cf: newlines, escapes, bidirectional overrides).
+        static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7f }
+            return [.control, .format].contains(scalar.properties.generalCategory)
+        }
+
+        private static func isPlain(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+
         /// Why `value` is not of this kind, or nil when it is.
         func problem(with value: String) -> String? {
-            let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
             func only(_ extra: String) -> Bool {
-                value.unicodeScalars.allSatisfy { plain.contains($0) || extra.unicodeScalars.contains($0) }
+                value.utf8.allSatisfy { Self.isPlain($0) || extra.utf8.contains($0) }
             }
-            let controls = value.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
+            var controls: Bool { value.unicodeScalars.contains(where: Self.isControl) }
             switch self {
             case .name:
-                guard let first = value.unicodeScalars.first, plain.contains(first), only("_.-"),
+                guard let first = value.utf8.first, Self.isPlain(first), only("_.-"),
                     value.utf8.count <= 63
                 else { return "only letters, digits, _ . - (starting with a letter or digit, at most 63) are allowed" }
             case .interface:
@@ -88,7 +99,7 @@ extension ClusterModel {
                 ? ""
                 : " '"
                     + value.unicodeScalars.map {
-                        CharacterSet.controlCharacters.contains($0) ? $0.escaped(asASCII: true) : String($0)
+                        ValueKind.isControl($0) ? $0.escaped(asASCII: true) : String($0)
                     }.joined() + "'"
             throw InventoryError(
                 "\(what)\(shown) cannot be used: \(problem)",
