@@ -8,6 +8,12 @@ import Testing
 struct RemoveClusterFlowTests {
     private func model() throws -> ClusterModel { try ClusterModelTests().withRepository() }
 
+    private func context() throws -> HostContext {
+        let (_, directory) = try ClusterModelTests().load()
+        return HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+    }
+
     private func survey(otherClusters: [String] = [], removeEtcd: Bool = false) -> ClusterRemovalSurvey {
         var survey = ClusterRemovalSurvey()
         survey.paths = ["10.213.0.11": [.init(path: "/var/lib/postgresql/16/main", size: "41M")]]
@@ -80,13 +86,23 @@ struct RemoveClusterFlowTests {
     @Test("keys are deleted under the prefix with its trailing slash; an etcd that does not answer fails the step")
     func keys() throws {
         let model = try model()
-        let (_, directory) = try ClusterModelTests().load()
-        let context = HostContext(
-            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let context = try context()
         let keys = ClusterKeysDeleted(model: model)
         let changes = try keys.changes(from: ProbeOutput(text: "keys=4"), on: context)
         #expect(changes.first?.summary == "delete 4 key(s) under /service/pg-lab/")
         #expect(try keys.changes(from: ProbeOutput(text: "keys=0"), on: context).isEmpty)
         #expect(throws: ResourceError.self) { try keys.changes(from: ProbeOutput(text: ""), on: context) }
+    }
+}
+
+extension RemoveClusterFlowTests {
+    @Test("etcd is marked for removal only while its data is there, once")
+    func etcdMark() throws {
+        let model = try model()
+        let context = try context()
+        let mark = EtcdRemovalMarked(model: model)
+        #expect(try mark.changes(from: ProbeOutput(text: "data=yes"), on: context).map(\.summary) == ["mark"])
+        #expect(try mark.changes(from: ProbeOutput(text: "data=yes\nmark=yes"), on: context).isEmpty)
+        #expect(try mark.changes(from: ProbeOutput(text: ""), on: context).isEmpty, "etcd's data already gone")
     }
 }

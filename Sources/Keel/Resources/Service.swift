@@ -51,7 +51,10 @@ public struct Service: Resource {
             let active =
                 fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
             if state == .started, !active { changes.append(Change("start", .shell("systemctl start \(unit)"))) }
-            if state == .stopped, active { changes.append(Change("stop", .shell("systemctl stop \(unit)"))) }
+            // A unit still stopping is stopped once `systemctl stop` has waited for it.
+            if state == .stopped, active || fields["active"] == "deactivating" {
+                changes.append(Change("stop", .shell("systemctl stop \(unit)")))
+            }
         }
         return changes
     }

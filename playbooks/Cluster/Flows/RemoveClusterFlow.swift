@@ -130,9 +130,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             if removeEtcd {
                 // Every member marked before any stops: a rerun then removes etcd without asking it.
                 Play("etcd marked for removal", on: model.pattern(model.etcdHosts)) { _ in
-                    File(
-                        ClusterRemovalSurvey.etcdRemovalMark(model),
-                        content: "# Keel: removing cluster \(model.name) removes this etcd.\n")
+                    EtcdRemovalMarked(model: model)
                 }
                 Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in ServiceGone("etcd") }
             }

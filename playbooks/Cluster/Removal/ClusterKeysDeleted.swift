@@ -11,7 +11,7 @@ struct ClusterKeysDeleted: Resource {
     private var etcdctl: Etcdctl { Etcdctl(model, member: model.address(of: model.etcdHosts[0])) }
 
     var probe: String {
-        "[ -d \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(shellQuote(ClusterRemovalSurvey.etcdRemovalMark(model))) ] "
+        "[ -d \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(shellQuote(EtcdRemovalMarked.path(model))) ] "
             + "|| { echo keys=0; exit 0; }; "
             + "k=$(\(etcdctl("get --prefix --keys-only \(shellQuote(model.dcsPrefix))"))) || exit 0; "
             + "echo \"keys=$(printf '%s\\n' \"$k\" | grep -c .)\""

@@ -26,10 +26,6 @@ public struct ClusterRemovalSurvey: Sendable {
 
     public init() {}
 
-    /// Written on every etcd host before etcd stops, so that a rerun of a killed removal knows why etcd no longer
-    /// answers (its decision was made while it did) instead of refusing.
-    static func etcdRemovalMark(_ model: ClusterModel) -> String { "/var/lib/etcd/keel-removing-\(model.name)" }
-
     /// The paths removal deletes on `host`: the model's data directory and every file Keel wrote for the cluster
     /// (the kept repository's configuration stays unless its backups go too).
     static func paths(on host: String, _ model: ClusterModel, removingEtcd: Bool, deletingBackups: Bool) -> [String] {
@@ -45,7 +41,7 @@ public struct ClusterRemovalSurvey: Sendable {
         }
         if removingEtcd && model.etcdHosts.contains(host) {
             paths += [EtcdBootstrap.dataDirectory, "/etc/default/etcd", EtcdBootstrap.file, EtcdBootstrap.dropIn.path]
-            paths += [TLSFiles.etcd.directory, etcdRemovalMark(model)]
+            paths += [TLSFiles.etcd.directory, EtcdRemovalMarked.path(model)]
         }
         if model.balancerHosts.contains(host) {
             paths += ["/etc/keepalived/keepalived.conf", "/etc/haproxy/haproxy.cfg"]
@@ -72,7 +68,7 @@ public struct ClusterRemovalSurvey: Sendable {
         let read = await fleet.run([try inventory.target(for: etcdHost)]) { _, transport in
             try await transport.run(
                 "[ -d \(EtcdBootstrap.dataDirectory) ] || exit 0; "
-                    + "[ -e \(shellQuote(etcdRemovalMark(model))) ] && { echo \(begun); exit 0; }; "
+                    + "[ -e \(shellQuote(EtcdRemovalMarked.path(model))) ] && { echo \(begun); exit 0; }; "
                     + etcdctl("--dial-timeout=2s get --prefix /service/ --keys-only"),
                 timeout: .seconds(15))
         }[0]

@@ -17,7 +17,8 @@ struct ServiceGone: Resource {
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let fields = output.fields
-        let active = ["active", "activating", "reloading"].contains(fields["active"] ?? "")
+        // A unit still stopping is not gone yet: `disable --now` waits until it is.
+        let active = ["active", "activating", "reloading", "deactivating"].contains(fields["active"] ?? "")
         let enabled = ["enabled", "enabled-runtime"].contains(fields["enabled"] ?? "")
         guard active || enabled else { return [] }
         return [Change("stop and disable", .shell("systemctl disable --now \(shellQuote(name))"))]
