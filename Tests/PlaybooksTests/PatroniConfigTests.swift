@@ -142,7 +142,7 @@ extension PatroniConfigTests {
         let log = scratch.appendingPathComponent("calls").path
         // The member is the primary until the switchover, and two checks later it is not.
         let state = scratch.appendingPathComponent("leader").path
-        if isLeader { FileManager.default.createFile(atPath: state, contents: Data("2".utf8)) }
+        if isLeader { _ = FileManager.default.createFile(atPath: state, contents: Data("2".utf8)) }
         try Shell.writeExecutable(
             scratch.appendingPathComponent("curl").path,
             """

@@ -11,7 +11,9 @@
 /// ```
 ///
 /// Values are read as Ansible reads them, as Python literals: `22` is an integer, `'22'` a string, `True` a
-/// boolean, and anything else (`false`, `yes`) the plain string.
+/// boolean, and anything else (`false`, `yes`) the plain string. Comments follow `#` on a section header, on a
+/// host's line, and after a value that is a literal (`patroni_ttl=30  # seconds` is 30); lines end as Python's
+/// `splitlines` ends them (CRLF included).
 enum INIInventoryReader {
     private enum Section {
         case hosts(String)
@@ -21,7 +23,7 @@ enum INIInventoryReader {
 
     static func read(_ text: String, file: String, into builder: inout InventoryBuilder) throws(InventoryError) {
         var section = Section.hosts("ungrouped")
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let location = SourceLocation(file: file, line: index + 1)
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
@@ -60,12 +62,14 @@ enum INIInventoryReader {
     }
 
     private static func header(_ line: String, at location: SourceLocation) throws(InventoryError) -> Section {
-        guard line.hasSuffix("]"), line.count > 2 else {
+        guard let close = line.firstIndex(of: "]"), line.index(after: line.startIndex) < close,
+            line[line.index(after: close)...].trimmingCharacters(in: .whitespaces).first.map({ $0 == "#" }) ?? true
+        else {
             throw InventoryError(
                 "section header '\(line)' is not closed", at: location,
-                hint: "write it as [group], [group:vars] or [group:children]")
+                hint: "write it as [group], [group:vars] or [group:children], a comment after it starting with #")
         }
-        let inner = String(line.dropFirst().dropLast())
+        let inner = String(line[line.index(after: line.startIndex)..<close])
         let parts = inner.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let group = parts[0]
         guard !group.isEmpty, !group.contains(where: \.isWhitespace) else {
@@ -97,8 +101,34 @@ enum INIInventoryReader {
         return (key, literal(value))
     }
 
-    /// Reads a value as Python's `ast.literal_eval` would, falling back to the plain string as Ansible does.
+    /// Reads a value as Python's `ast.literal_eval` would, falling back to the plain string as Ansible does: a
+    /// comment after a literal is Python's, after anything else it is part of the string.
     static func literal(_ text: String) -> InventoryValue {
+        if let comment = unquotedHash(in: text) {
+            let code = text[..<comment].trimmingCharacters(in: .whitespaces)
+            if let value = pythonLiteral(code) { return value }
+        }
+        return pythonLiteral(text) ?? .string(text)
+    }
+
+    /// Where a `#` outside quotes starts, if one does.
+    private static func unquotedHash(in text: String) -> String.Index? {
+        var quote: Character?
+        for index in text.indices {
+            let character = text[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "#" {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// The Python literal `text` is, or nil when it is none.
+    private static func pythonLiteral(_ text: String) -> InventoryValue? {
         if text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote {
             return .string(String(text.dropFirst().dropLast()))
         }
@@ -118,7 +148,7 @@ enum INIInventoryReader {
         {
             return node.value
         }
-        return .string(text)
+        return nil
     }
 }
 
@@ -142,7 +172,8 @@ enum ShellWords {
             } else if character == "'" || character == "\"" {
                 quote = character
                 inWord = true
-            } else if character == "#" && !inWord {
+            } else if character == "#" {
+                // As shlex's comments: the rest of the line goes, even within a word.
                 break
             } else if character.isWhitespace {
                 if inWord { words.append(current) }

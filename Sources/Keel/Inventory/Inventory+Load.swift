@@ -10,7 +10,7 @@ extension Inventory {
                 "cannot read inventory file \(path)",
                 hint: "check the path given with -i; it must be a YAML or INI file")
         }
-        let text = String(decoding: data, as: UTF8.self)
+        let text = try SourceText.decode(data, file: path)
         var builder = InventoryBuilder(path: path)
         if isYAML(path: path, text: text) {
             try YAMLInventoryReader.read(text, file: path, into: &builder)
@@ -27,7 +27,7 @@ extension Inventory {
         let lowered = path.lowercased()
         if lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml") || lowered.hasSuffix(".json") { return true }
         if lowered.hasSuffix(".ini") || lowered.hasSuffix(".cfg") { return false }
-        let first = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let first = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix(";") }
         return first.map { !$0.hasPrefix("[") && ($0.hasSuffix(":") || $0 == "---") } ?? false
     }
@@ -89,7 +89,7 @@ extension Inventory {
             throw InventoryError("cannot read variables file \(path)")
         }
         // Each variable keeps its line; what it holds is composed straight into its value.
-        guard let root = try YAMLDocument.parse(String(decoding: data, as: UTF8.self), file: path, nodeDepth: 1)
+        guard let root = try YAMLDocument.parse(try SourceText.decode(data, file: path), file: path, nodeDepth: 1)
         else {
             // An empty file (a failed copy, a truncated edit) would give every setting its default without a word.
             throw InventoryError(

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The reference's (postgresql_cluster's) published inventory and vars files, which tests read as its users have
+/// them: `../shared/fixtures/reference/RELEASE/` beside the repository, or where `KEEL_REFERENCE_FIXTURES` points.
+public enum ReferenceFiles {
+    public static let releases = ["1.9.0", "2.1.0"]
+
+    /// The folder holding `RELEASE/inventory` and `RELEASE/vars/*.yml`.
+    public static var directory: URL {
+        get throws {
+            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            let candidates = [
+                ProcessInfo.processInfo.environment["KEEL_REFERENCE_FIXTURES"].map { URL(fileURLWithPath: $0) },
+                repository.deletingLastPathComponent().appendingPathComponent("shared/fixtures/reference"),
+            ].compactMap { $0 }
+            guard
+                let found = candidates.first(where: {
+                    FileManager.default.fileExists(atPath: $0.appendingPathComponent("2.1.0/inventory").path)
+                })
+            else {
+                throw CocoaError(
+                    .fileNoSuchFile,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "the reference's files are not in \(candidates.map(\.path).joined(separator: " or "))"
+                    ])
+            }
+            return found
+        }
+    }
+
+    /// The text of `RELEASE/PATH`.
+    public static func text(_ release: String, _ path: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent("\(release)/\(path)"), encoding: .utf8)
+    }
+
+    /// The release's inventory with its example hosts uncommented (`#10.128.64.140 …` becomes a host line), as a
+    /// user fills it in.
+    public static func inventoryWithHosts(_ release: String) throws -> String {
+        try text(release, "inventory").split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#10.") ? String(line.dropFirst()) : String(line)
+        }.joined(separator: "\n")
+    }
+}
