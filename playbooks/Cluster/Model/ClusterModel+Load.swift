@@ -264,14 +264,29 @@ extension ClusterModel {
     }
 
     /// Every variable any host sees must be one the model reads or a known connection or per-host setting.
+    /// Every variable is Keel's, or postgresql_cluster's with a meaning for Keel (``ReferenceVariable``): one
+    /// that Keel does not support yet is refused once it differs from postgresql_cluster's published value.
     private static func checkNames(_ inventory: Inventory) throws(InventoryError) {
         for host in inventory.hostNames {
             for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
             where !ClusterVariable.isKnown(name) {
-                throw InventoryError(
-                    "unknown variable '\(name)'", at: variable.origin,
-                    hint: ClusterVariable.suggestion(for: name).map { "did you mean '\($0)'?" }
-                        ?? "Keel does not use it; remove it, or check its spelling against the README's variable list")
+                switch ReferenceVariable.treatment(of: name) {
+                case .equivalent, .notApplicable:
+                    continue
+                case .notSupportedYet(let instead):
+                    if ReferenceVariable.isPublished(variable.value, for: name) { continue }
+                    let shown = String(Variable.shown(variable.value, name: name).description.prefix(80))
+                    throw InventoryError(
+                        "\(name) is set to '\(shown)': Keel does not support this postgresql_cluster setting yet",
+                        at: variable.origin,
+                        hint: "\(instead); remove it, or keep postgresql_cluster's value")
+                case nil:
+                    throw InventoryError(
+                        "unknown variable '\(name)'", at: variable.origin,
+                        hint: ClusterVariable.suggestion(for: name).map { "did you mean '\($0)'?" }
+                            ?? "Keel does not use it; remove it, or check its spelling against the README's variable list"
+                    )
+                }
             }
         }
     }

@@ -71,7 +71,7 @@ enum ClusterVariable: String, CaseIterable {
 
     /// The known name closest to `name`, when it is close enough to be the intended one.
     static func suggestion(for name: String) -> String? {
-        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ignored
+        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ignored + ReferenceVariable.names
         return known.map { ($0, distance(name, $0)) }.filter { $0.1 <= 3 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
     }
 

@@ -1,0 +1,83 @@
+import Foundation
+import Keel
+import KeelTestSupport
+import Testing
+
+@testable import Playbooks
+
+@Suite("postgresql_cluster's variables: each honoured, done Keel's way, not applicable, or not supported yet")
+struct ReferenceVariableTests {
+    /// Each release's vars files, read as Keel reads a variables file.
+    private func published() throws -> [(release: String, file: String, variables: [String: Variable])] {
+        try ReferenceFiles.releases.flatMap { release in
+            try ["main", "system", "Debian"].map { file in
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "keel-reference-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(
+                    at: directory.appendingPathComponent("group_vars"), withIntermediateDirectories: true)
+                try "[all]\nh1\n".write(
+                    to: directory.appendingPathComponent("hosts"), atomically: true, encoding: .utf8)
+                try ReferenceFiles.text(release, "vars/\(file).yml").write(
+                    to: directory.appendingPathComponent("group_vars/all.yml"), atomically: true, encoding: .utf8)
+                let inventory = try Inventory.load(path: directory.appendingPathComponent("hosts").path)
+                var variables = inventory.variables(for: "h1")
+                variables["inventory_hostname"] = nil
+                return (release, file, variables)
+            }
+        }
+    }
+
+    @Test("every variable of the vars files of 1.9.0 and 2.1.0 is in the catalog, and the catalog holds no other")
+    func everyVariableClassified() throws {
+        let files = try published()
+        var seen = Set<String>()
+        for (release, file, variables) in files {
+            for name in variables.keys.sorted() {
+                seen.insert(name)
+                #expect(
+                    ClusterVariable(rawValue: name) != nil || ReferenceVariable.treatment(of: name) != nil,
+                    "\(release)/vars/\(file).yml: \(name) is not classified")
+            }
+        }
+        let stale = Set(ReferenceVariable.names).subtracting(seen)
+        #expect(stale.isEmpty, "catalog names in neither release: \(stale.sorted())")
+        #expect(seen.count >= 260, "\(seen.count) variables read")
+    }
+
+    @Test("a variable not supported yet is accepted at postgresql_cluster's value of either release")
+    func publishedValuesAccepted() throws {
+        for (release, file, variables) in try published() {
+            for (name, variable) in variables {
+                guard case .notSupportedYet = ReferenceVariable.treatment(of: name) else { continue }
+                #expect(
+                    ReferenceVariable.isPublished(variable.value, for: name),
+                    "\(release)/vars/\(file).yml: \(name) = \(variable.value)")
+            }
+        }
+    }
+
+    @Test("in an inventory: done Keel's way and not applicable pass at any value; not supported yet only unchanged")
+    func inInventory() throws {
+        let model = ClusterModelTests()
+        let accepted =
+            ClusterModelTests.vars + """
+
+                consul_ui: true
+                patroni_log_dir: /srv/log/patroni
+                postgresql_locale: "en_US.UTF-8"
+                dcs_type: "etcd"
+                """
+        #expect(throws: Never.self) { try model.load(vars: accepted) }
+        let changed = model.error(vars: ClusterModelTests.vars + "\npostgresql_locale: \"C\"\n")
+        #expect(
+            changed?.message
+                == "postgresql_locale is set to 'C': Keel does not support this postgresql_cluster setting yet",
+            "\(String(describing: changed))")
+        #expect(changed?.hint?.hasPrefix("Keel initialises PostgreSQL with UTF8") == true)
+        #expect(changed?.location?.file.hasSuffix("group_vars/all.yml") == true && (changed?.location?.line ?? 0) > 1)
+        let secret = model.error(vars: ClusterModelTests.vars + "\npatroni_etcd_password: \"hunter2\"\n")
+        #expect(secret?.message.contains("'***'") == true, "a secret is not shown: \(String(describing: secret))")
+        let typo = model.error(vars: ClusterModelTests.vars + "\npostgresql_localle: \"C\"\n")
+        #expect(typo?.hint == "did you mean 'postgresql_locale'?", "\(String(describing: typo))")
+    }
+}
