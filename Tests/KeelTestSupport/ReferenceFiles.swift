@@ -1,7 +1,8 @@
 import Foundation
 
 /// The reference's (postgresql_cluster's) published inventory and vars files, which tests read as its users have
-/// them: `../shared/fixtures/reference/RELEASE/` beside the repository, or where `KEEL_REFERENCE_FIXTURES` points.
+/// them: `shared/fixtures/reference/RELEASE/` beside the repository (or beside a folder holding it), or where
+/// `KEEL_REFERENCE_FIXTURES` points.
 public enum ReferenceFiles {
     public static let releases = ["1.9.0", "2.1.0"]
 
@@ -10,10 +11,12 @@ public enum ReferenceFiles {
         get throws {
             let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent()
-            let candidates = [
-                ProcessInfo.processInfo.environment["KEEL_REFERENCE_FIXTURES"].map { URL(fileURLWithPath: $0) },
-                repository.deletingLastPathComponent().appendingPathComponent("shared/fixtures/reference"),
-            ].compactMap { $0 }
+            let ancestors = sequence(first: repository.deletingLastPathComponent()) { folder in
+                folder.path == "/" ? nil : folder.deletingLastPathComponent()
+            }
+            let candidates =
+                [ProcessInfo.processInfo.environment["KEEL_REFERENCE_FIXTURES"].map { URL(fileURLWithPath: $0) }]
+                .compactMap { $0 } + ancestors.map { $0.appendingPathComponent("shared/fixtures/reference") }
             guard
                 let found = candidates.first(where: {
                     FileManager.default.fileExists(atPath: $0.appendingPathComponent("2.1.0/inventory").path)
