@@ -81,3 +81,41 @@ struct ReferenceVariableTests {
         #expect(typo?.hint == "did you mean 'postgresql_locale'?", "\(String(describing: typo))")
     }
 }
+
+extension ReferenceVariableTests {
+    @Test("Jinja in the variables Keel honours is evaluated against the host's variables; a fact is refused by name")
+    func jinja() throws {
+        let model = ClusterModelTests()
+        let vars =
+            ClusterModelTests.vars.replacingOccurrences(
+                of: #"{ option: "work_mem", value: "16MB" }"#,
+                with: #"{ option: "log_directory", value: "{{ postgresql_log_dir }}" }"#)
+                + """
+
+                postgresql_log_dir: "/var/log/postgresql"
+                keepalived_virtual_router_id: "{{ cluster_vip.split('.')[3] | int }}"
+                pgbackrest_install: true
+                pgbackrest_stanza: "{{ patroni_cluster_name }}"
+                postgresql_data_dir: "/var/lib/postgresql/{{ postgresql_version }}/{{ postgresql_cluster_name | default('main') }}"
+                """
+        let (cluster, _) = try model.load(hosts: ClusterModelTests.hostsWithRepository, vars: vars)
+        #expect(cluster.vip?.routerID == 100)
+        #expect(cluster.backups?.stanza == "pg-lab")
+        #expect(cluster.dataDirectory == "/var/lib/postgresql/15/main")
+        #expect(
+            cluster.parameters.contains { $0.option == "log_directory" && $0.value == .string("/var/log/postgresql") })
+
+        let fact = model.error(
+            vars: ClusterModelTests.vars + "\nvip_interface: \"{{ ansible_default_ipv4.interface }}\"\n")
+        #expect(
+            fact?.message.contains(
+                "vip_interface for host 10.213.0.11 cannot be evaluated: 'ansible_default_ipv4' is a fact gathered from the hosts"
+            )
+                == true, "\(String(describing: fact))")
+        #expect(fact?.location?.file.hasSuffix("group_vars/all.yml") == true)
+        let loop = model.error(
+            vars: ClusterModelTests.vars
+                + "\npgbackrest_install: true\npgbackrest_stanza: \"{{ pgbackrest_stanza }}\"\n")
+        #expect(loop?.message.contains("'pgbackrest_stanza' refers to itself") == true, "\(String(describing: loop))")
+    }
+}

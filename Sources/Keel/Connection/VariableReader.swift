@@ -1,6 +1,7 @@
 /// Reads typed values out of a host's resolved variables, failing with the file and line of a wrong value.
 ///
-/// Each accessor takes the names a setting goes by, first match wins (`["keel_port", "ansible_port"]`).
+/// Each accessor takes the names a setting goes by, first match wins (`["keel_port", "ansible_port"]`). Jinja in a
+/// value (`"{{ patroni_cluster_name }}"`) is evaluated when the value is read, against the host's variables.
 public struct VariableReader: Sendable {
     public let host: String
     public let variables: [String: Variable]
@@ -10,16 +11,62 @@ public struct VariableReader: Sendable {
         self.variables = variables
     }
 
-    /// The first of `names` that is set (and not null), with the name it was found under.
-    public func lookup(_ names: [String]) -> (name: String, variable: Variable)? {
+    /// The first of `names` that is set (and not null) as written, with the name it was found under.
+    public func written(_ names: [String]) -> (name: String, variable: Variable)? {
         for name in names {
             if let variable = variables[name], variable.value != .null { return (name, variable) }
         }
         return nil
     }
 
+    /// The first of `names` that is set, its Jinja evaluated, with the name it was found under.
+    public func lookup(_ names: [String]) throws(InventoryError) -> (name: String, variable: Variable)? {
+        guard let (name, variable) = written(names) else { return nil }
+        let value = try evaluated(name, variable, within: [])
+        return value == .null ? nil : (name, Variable(value, at: variable.origin))
+    }
+
+    /// The value of `variable` with every template in it evaluated; `within` holds the variables being evaluated
+    /// around it, so that one referring to itself is refused.
+    private func evaluated(_ name: String, _ variable: Variable, within: Set<String>) throws(InventoryError)
+        -> InventoryValue
+    {
+        guard variable.value.holdsTemplate else { return variable.value }
+        let inside = within.union([name])
+        let evaluator = JinjaEvaluator { other throws(JinjaError) in
+            guard let found = variables[other] else { throw JinjaError.undefined(other) }
+            guard !inside.contains(other) else { throw JinjaError("'\(other)' refers to itself") }
+            do throws(InventoryError) {
+                return try evaluated(other, found, within: inside)
+            } catch {
+                throw JinjaError("\(other) (\(found.origin)): \(error.message)")
+            }
+        }
+        func render(_ value: InventoryValue) throws(JinjaError) -> InventoryValue {
+            switch value {
+            case .string(let text) where JinjaTemplate.isTemplate(text): return try evaluator.render(text)
+            case .list(let items):
+                var rendered: [InventoryValue] = []
+                for item in items { rendered.append(try render(item)) }
+                return .list(rendered)
+            case .map(let entries):
+                var rendered = entries
+                for (key, item) in entries where item.holdsTemplate { rendered[key] = try render(item) }
+                return .map(rendered)
+            default: return value
+            }
+        }
+        do {
+            return try render(variable.value)
+        } catch {
+            throw InventoryError(
+                "\(name) for host \(host) cannot be evaluated: \(error.message)", at: variable.origin,
+                hint: "write the value without Jinja, or with the names and filters Keel evaluates (see the README)")
+        }
+    }
+
     public func string(_ names: [String]) throws(InventoryError) -> String? {
-        guard let (name, variable) = lookup(names) else { return nil }
+        guard let (name, variable) = try lookup(names) else { return nil }
         switch variable.value {
         case .string(let text): return text
         case .int, .double, .bool: return variable.value.description
@@ -28,7 +75,7 @@ public struct VariableReader: Sendable {
     }
 
     public func int(_ names: [String], in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
-        guard let (name, variable) = lookup(names) else { return nil }
+        guard let (name, variable) = try lookup(names) else { return nil }
         let number: Int? =
             switch variable.value {
             case .int(let value): value
@@ -56,7 +103,7 @@ public struct VariableReader: Sendable {
 
     /// A boolean, accepting what Ansible's `bool` filter accepts: true/false, yes/no, on/off, 1/0, in any case.
     public func bool(_ names: [String]) throws(InventoryError) -> Bool? {
-        guard let (name, variable) = lookup(names) else { return nil }
+        guard let (name, variable) = try lookup(names) else { return nil }
         switch variable.value {
         case .bool(let flag): return flag
         case .int(1): return true
@@ -77,5 +124,17 @@ public struct VariableReader: Sendable {
         return InventoryError(
             "\(name) for host \(host) must be \(expected), not \(variable.value.kind) \(shown)", at: variable.origin,
             hint: "fix the value of \(name) at that line")
+    }
+}
+
+extension InventoryValue {
+    /// Whether a string in it holds Jinja.
+    var holdsTemplate: Bool {
+        switch self {
+        case .string(let text): JinjaTemplate.isTemplate(text)
+        case .list(let items): items.contains(where: \.holdsTemplate)
+        case .map(let entries): entries.values.contains(where: \.holdsTemplate)
+        default: false
+        }
     }
 }

@@ -91,8 +91,10 @@ enum ClusterVariable: String, CaseIterable {
 }
 
 extension VariableReader {
-    func lookup(_ variable: ClusterVariable) -> (name: String, variable: Variable)? { lookup([variable.rawValue]) }
-    func origin(_ variable: ClusterVariable) -> SourceLocation? { lookup(variable)?.variable.origin }
+    func lookup(_ variable: ClusterVariable) throws(InventoryError) -> (name: String, variable: Variable)? {
+        try lookup([variable.rawValue])
+    }
+    func origin(_ variable: ClusterVariable) -> SourceLocation? { written([variable.rawValue])?.variable.origin }
     func string(_ variable: ClusterVariable) throws(InventoryError) -> String? { try string([variable.rawValue]) }
     func int(_ variable: ClusterVariable, in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
         try int([variable.rawValue], in: range)

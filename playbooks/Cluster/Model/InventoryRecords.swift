@@ -58,7 +58,7 @@ extension ClusterModel {
 
     static func haproxyPorts(_ reader: VariableReader) throws(InventoryError) -> HAProxyPorts {
         var ports = HAProxyPorts()
-        guard let (name, variable) = reader.lookup(.haproxyListenPort) else { return ports }
+        guard let (name, variable) = try reader.lookup(.haproxyListenPort) else { return ports }
         guard case .map(let entries) = variable.value else {
             throw InventoryError(
                 "\(name) must be a mapping (master, replicas, replicas_sync, replicas_async, stats), not \(variable.value.kind)",
@@ -113,7 +113,7 @@ extension ClusterModel {
     private static func records(_ reader: VariableReader, _ variable: ClusterVariable, required: [String])
         throws(InventoryError) -> [Record]
     {
-        guard let (name, found) = reader.lookup(variable) else { return [] }
+        guard let (name, found) = try reader.lookup(variable) else { return [] }
         guard case .list(let items) = found.value else {
             throw InventoryError("\(name) must be a list of mappings, not \(found.value.kind)", at: found.origin)
         }

@@ -1,0 +1,82 @@
+import Testing
+
+@testable import Keel
+
+@Suite("Jinja in variables, evaluated as Ansible does for the forms postgresql_cluster uses")
+struct JinjaTests {
+    private let variables: [String: InventoryValue] = [
+        "patroni_cluster_name": .string("pg-lab"), "postgresql_version": .int(16), "cluster_vip": .string("10.0.0.100"),
+        "pgbackrest_repo_type": .string("POSIX"), "parts": .list([.string("a"), .string(" b")]),
+        "haproxy_listen_port": .map(["master": .int(5000)]), "memory": .int(3951), "empty": .string(""),
+        "cloud_provider": .string(""),
+    ]
+
+    private func render(_ text: String) throws(JinjaError) -> InventoryValue {
+        let variables = variables
+        return try JinjaEvaluator { name throws(JinjaError) in
+            guard let value = variables[name] else { throw JinjaError.undefined(name) }
+            return value
+        }.render(text)
+    }
+
+    @Test(
+        "the reference's expressions",
+        arguments: [
+            ("{{ patroni_cluster_name }}", InventoryValue.string("pg-lab")),
+            ("etcd-{{ patroni_cluster_name }}", .string("etcd-pg-lab")),
+            ("/var/lib/postgresql/{{ postgresql_version }}/main", .string("/var/lib/postgresql/16/main")),
+            ("{{ cluster_vip.split('.')[3] | int }}", .int(100)),
+            ("{{ pgbackrest_repo_type | lower }}", .string("posix")),
+            ("{{ parts | join('') }}", .string("a b")),
+            ("{{ AWS_ACCESS_KEY_ID | default('') }}", .string("")),
+            ("{{ WALG_S3_PREFIX | default('s3://' + patroni_cluster_name) }}", .string("s3://pg-lab")),
+            ("{{ haproxy_listen_port.master }}", .int(5000)),
+            ("{{ haproxy_listen_port['master'] }}", .int(5000)),
+            ("{{ (memory * 0.25) | int }}MB", .string("987MB")),
+            ("{{ postgresql_version ~ '-' ~ 'x' }}", .string("16-x")),
+            ("{{ empty | default('none', true) }}", .string("none")),
+            ("{{ 'a' if postgresql_version > 15 else 'b' }}", .string("a")),
+            ("{{ patroni_cluster_name is_not }}", .null),
+        ])
+    func expressions(text: String, expected: InventoryValue) throws {
+        if expected == .null {
+            #expect(throws: JinjaError.self) { try render(text) }
+        } else {
+            #expect(try render(text) == expected, "\(text)")
+        }
+    }
+
+    @Test("{% if %} blocks, comments and whitespace control")
+    func statements() throws {
+        let dataDirectory = """
+            {% if cloud_provider | default('') | length > 0 %}/pgdata/{{ postgresql_version }}/data{% else %}\
+            /var/lib/postgresql/{{ postgresql_version }}/{{ patroni_cluster_name }}{% endif %}
+            """
+        #expect(try render(dataDirectory) == .string("/var/lib/postgresql/16/pg-lab"))
+        #expect(try render("a {#- note -#} b") == .string("ab"))
+        #expect(
+            try render("{% if memory > 4000 %}big{% elif memory > 2000 %}medium{% else %}small{% endif %}")
+                == .string("medium"))
+        #expect(
+            try render("{{ parts }}") == .list([.string("a"), .string(" b")]), "a single expression keeps its type")
+        #expect(try render("x{{ parts }}") == .string("x['a', ' b']"), "text around it makes it Python's text")
+    }
+
+    @Test("refused with what is wrong: an undefined name, a fact, an unclosed tag, an unsupported statement")
+    func refusals() {
+        func message(_ text: String) -> String? {
+            do {
+                _ = try render(text)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message("{{ nowhere }}") == "'nowhere' is undefined")
+        #expect(message("{{ ansible_memtotal_mb * 0.25 }}")?.contains("a fact gathered from the hosts") == true)
+        #expect(message("{{ patroni_cluster_name") == "'{{' is not closed")
+        #expect(message("{% for x in parts %}{{ x }}{% endfor %}")?.contains("is not supported") == true)
+        #expect(message("{% if memory %}x") == "'{% if %}' has no '{% endif %}'")
+        #expect(message("{{ parts.nothing }}") == "a list has no 'nothing'")
+    }
+}
