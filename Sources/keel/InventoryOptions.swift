@@ -10,6 +10,11 @@ struct InventoryOptions: ParsableArguments {
     @Option(name: .long, help: "Only hosts matching this pattern (group, host, glob, a:b, a:!b, a:&b, @file).")
     var limit: String?
 
+    @Option(
+        name: [.customShort("e"), .customLong("extra-vars")],
+        help: "Variables over every other: NAME=VALUE words, JSON or YAML text, or @FILE (repeatable; later wins).")
+    var extraVars: [String] = []
+
     func validate() throws {
         if let limit, limit.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--limit is empty (an unset shell variable?); leave it out to select every host")
@@ -19,7 +24,11 @@ struct InventoryOptions: ParsableArguments {
     /// Loads the inventory and the hosts selected by `--limit`, or exits with the inventory's error.
     func load() throws -> (Inventory, [String]) {
         do {
-            let inventory = try Inventory.load(path: inventory)
+            var inventory = try Inventory.load(path: inventory)
+            for (index, argument) in extraVars.enumerated() {
+                inventory = inventory.adding(
+                    extraVariables: try ExtraVariables.parse(argument, position: index + 1))
+            }
             let hosts =
                 try limit.map { pattern throws(InventoryError) in try inventory.select(pattern) } ?? inventory.hostNames
             return (inventory, hosts)

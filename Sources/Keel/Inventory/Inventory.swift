@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Variables resolve as Ansible resolves them (lowest first): group variables written in the inventory, from
 /// `all` down to the deepest group; then `group_vars/all`; then `group_vars/GROUP` in the same order; then the
-/// host's own variables in the inventory; then `host_vars/HOST`. A later value replaces an earlier one whole.
+/// host's own variables in the inventory; then `host_vars/HOST`; then the command line's (`-e`). A later value
+/// replaces an earlier one whole.
 public struct Inventory: Sendable {
     /// One machine as the inventory names it.
     public struct Host: Sendable {
@@ -33,6 +34,8 @@ public struct Inventory: Sendable {
     let groupVariableFiles: [String: [String: Variable]]
     /// Variables from `host_vars/`, by host.
     let hostVariableFiles: [String: [String: Variable]]
+    /// Variables from the command line, over every other.
+    public private(set) var extraVariables: [String: Variable] = [:]
 
     /// Group names, `all` first, then by depth below `all` and by name.
     public let groupNames: [String]
@@ -84,9 +87,17 @@ public struct Inventory: Sendable {
         for group in memberships { resolved.merge(groupVariableFiles[group] ?? [:]) { $1 } }
         resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
         resolved.merge(hostVariableFiles[host] ?? [:]) { $1 }
+        resolved.merge(extraVariables) { $1 }
         resolved["inventory_hostname"] = Variable(
             .string(host), at: hosts[host]?.location ?? SourceLocation(file: path, line: 0))
         return resolved
+    }
+
+    /// The inventory with `variables` over every other (later calls win).
+    public func adding(extraVariables variables: [String: Variable]) -> Inventory {
+        var inventory = self
+        inventory.extraVariables.merge(variables) { $1 }
+        return inventory
     }
 
     /// The hosts a `--limit` style pattern selects, in inventory order.

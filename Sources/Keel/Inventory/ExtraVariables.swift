@@ -1,0 +1,41 @@
+import Foundation
+
+/// Variables given on the command line, over every other, as Ansible's `-e`/`--extra-vars` takes them: words of
+/// `NAME=VALUE` (strings, as Ansible reads them), JSON or YAML text (`{"a": 1}`), or `@FILE` (YAML or JSON).
+public enum ExtraVariables {
+    /// The variables of the `position`-th `-e` (from 1).
+    public static func parse(_ argument: String, position: Int) throws(InventoryError) -> [String: Variable] {
+        let place = "-e #\(position)"
+        if argument.hasPrefix("@") {
+            let path = String(argument.dropFirst())
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw InventoryError("cannot read \(path) (\(place))", hint: "check the path after @")
+            }
+            guard
+                let root = try YAMLDocument.parse(try SourceText.decode(data, file: path), file: path, nodeDepth: 1)
+            else {
+                throw InventoryError(
+                    "\(path) holds no variables", at: SourceLocation(file: path, line: 1),
+                    hint: "fill it, or leave out -e @\(path)")
+            }
+            return try YAMLDocument.variables(in: root, file: path, context: "variables file \(path)")
+        }
+        let trimmed = argument.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") {
+            guard let root = try YAMLDocument.parse(trimmed, file: place, nodeDepth: 1) else { return [:] }
+            return try YAMLDocument.variables(in: root, file: place, context: "the variables of \(place)")
+        }
+        let location = SourceLocation(file: place, line: 1)
+        var variables: [String: Variable] = [:]
+        for word in try ShellWords.split(argument, at: location) {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                throw InventoryError(
+                    "'\(word)' in \(place) is not NAME=VALUE", at: location,
+                    hint: "write -e NAME=VALUE, -e '{\"NAME\": VALUE}' or -e @FILE")
+            }
+            variables[String(word[..<equals])] = Variable(
+                .string(String(word[word.index(after: equals)...])), at: location)
+        }
+        return variables
+    }
+}
