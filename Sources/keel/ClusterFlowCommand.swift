@@ -22,7 +22,7 @@ struct ClusterFlowOptions: ParsableArguments {
         planning: (ClusterModel, Inventory, () throws -> ConnectionOptions) async throws -> Flow,
         confirm: (ClusterModel, Flow) throws -> Void
     ) async throws {
-        let (inventory, _) = try inventoryOptions.load()
+        let inventory = try await connection.addingFacts(to: try inventoryOptions.load().0)
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
         do {

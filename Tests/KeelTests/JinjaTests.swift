@@ -80,3 +80,48 @@ struct JinjaTests {
         #expect(message("{{ parts.nothing }}") == "a list has no 'nothing'")
     }
 }
+
+extension JinjaTests {
+    @Test("the hosts' facts under Ansible's names, below every variable, when Jinja refers to them")
+    func facts() throws {
+        let facts = Facts.parse(
+            """
+            os_id=debian
+            os_version=12
+            os_codename=bookworm
+            hostname=pgnode01.lab
+            cpus=2
+            mem_kb=4046848
+            default_if=eth0
+            addr=lo 127.0.0.1/8
+            addr=eth0 10.213.0.11/24
+            """)
+        let ansible = facts.ansibleVariables
+        #expect(ansible["ansible_memtotal_mb"] == .int(3952))
+        #expect(ansible["ansible_distribution"] == .string("Debian"))
+        #expect(ansible["ansible_distribution_release"] == .string("bookworm"))
+        #expect(ansible["ansible_hostname"] == .string("pgnode01"))
+        #expect(
+            ansible["ansible_default_ipv4"]
+                == .map(["address": .string("10.213.0.11"), "interface": .string("eth0"), "prefix": .string("24")]))
+
+        let fixture = try InventoryFixture([
+            "hosts": "[db]\npg1\npg2 ansible_memtotal_mb=1000\n",
+            "group_vars/all.yml": """
+                shared_buffers: "{{ (ansible_memtotal_mb * 0.25) | int }}MB"
+                vip_interface: "{{ ansible_default_ipv4.interface }}"
+                plain: "{{ inventory_hostname }}"
+                """,
+        ])
+        let inventory = try fixture.load("hosts")
+        #expect(
+            inventory.factsReferred(among: ansible.keys) == ["ansible_default_ipv4", "ansible_memtotal_mb"],
+            "only the facts the variables name")
+        let gathered = inventory.adding(facts: ["pg1": ansible, "pg2": ansible])
+        let pg1 = VariableReader(host: "pg1", variables: gathered.variables(for: "pg1"))
+        #expect(try pg1.string(["shared_buffers"]) == "988MB")
+        #expect(try pg1.string(["vip_interface"]) == "eth0")
+        let pg2 = VariableReader(host: "pg2", variables: gathered.variables(for: "pg2"))
+        #expect(try pg2.string(["shared_buffers"]) == "250MB", "a variable of the inventory wins over a fact")
+    }
+}

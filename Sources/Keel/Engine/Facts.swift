@@ -3,6 +3,8 @@
 public struct Facts: Sendable, Equatable {
     public var osID = ""
     public var osVersion = ""
+    /// The release's code name (`bookworm`).
+    public var osCodename = ""
     /// `debian` for Debian and Ubuntu, `redhat` for the RHEL family.
     public var osFamily = ""
     public var architecture = ""
@@ -11,6 +13,8 @@ public struct Facts: Sendable, Equatable {
     public var memoryMegabytes = 0
     /// The address of the interface that holds the default route, else the first global IPv4 address.
     public var defaultIPv4 = ""
+    /// The interface that holds the default route, else the one holding ``defaultIPv4``.
+    public var defaultInterface = ""
     /// Interface name → IPv4 addresses with prefix (`10.0.0.2/24`).
     public var interfaces: [String: [String]] = [:]
     public var hasSystemd = false
@@ -22,8 +26,9 @@ public struct Facts: Sendable, Equatable {
     public init() {}
 
     /// The shell snippet that prints the facts as `key=value` lines.
-    static let script = """
+    public static let script = """
         . /etc/os-release 2>/dev/null; echo "os_id=$ID"; echo "os_version=$VERSION_ID"; echo "os_like=$ID_LIKE"
+        echo "os_codename=$VERSION_CODENAME"
         echo "arch=$(uname -m)"; echo "hostname=$(hostname)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
         echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
         echo "default_if=$(ip -4 route show default 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $(i+1); exit}}')"
@@ -34,7 +39,7 @@ public struct Facts: Sendable, Equatable {
         """
 
     /// Reads the output of ``script``.
-    static func parse(_ text: String) -> Facts {
+    public static func parse(_ text: String) -> Facts {
         var facts = Facts()
         var like = ""
         var defaultInterface = ""
@@ -46,6 +51,7 @@ public struct Facts: Sendable, Equatable {
             case "os_id": facts.osID = value
             case "os_version": facts.osVersion = value
             case "os_like": like = value
+            case "os_codename": facts.osCodename = value
             case "arch": facts.architecture = value
             case "hostname": facts.hostname = value
             case "cpus": facts.processors = Int(value) ?? 1
@@ -69,6 +75,9 @@ public struct Facts: Sendable, Equatable {
             (facts.interfaces[defaultInterface] ?? [])
             + facts.interfaces.filter { $0.key != "lo" }.sorted { $0.key < $1.key }.flatMap(\.value)
         facts.defaultIPv4 = candidates.first.map { String($0.split(separator: "/")[0]) } ?? ""
+        facts.defaultInterface =
+            facts.interfaces[defaultInterface] != nil
+            ? defaultInterface : facts.network(holding: facts.defaultIPv4)?.interface ?? ""
         return facts
     }
 
@@ -78,6 +87,29 @@ public struct Facts: Sendable, Equatable {
             if let network = networks.first(where: { $0.hasPrefix(address + "/") }) { return (name, network) }
         }
         return nil
+    }
+
+    /// The facts under Ansible's names, for Jinja in variables (`ansible_memtotal_mb`, `ansible_default_ipv4`).
+    public var ansibleVariables: [String: InventoryValue] {
+        let distribution = osID == "debian" ? "Debian" : osID == "ubuntu" ? "Ubuntu" : osID.capitalized
+        let network = network(holding: defaultIPv4)?.network.split(separator: "/").last.flatMap { Int($0) }
+        return [
+            "ansible_memtotal_mb": .int(memoryMegabytes),
+            "ansible_processor_vcpus": .int(processors),
+            "ansible_hostname": .string(String(hostname.prefix { $0 != "." })),
+            "ansible_nodename": .string(hostname),
+            "ansible_architecture": .string(architecture),
+            "ansible_distribution": .string(distribution),
+            "ansible_distribution_release": .string(osCodename),
+            "ansible_distribution_version": .string(osVersion),
+            "ansible_distribution_major_version": .string(String(osVersion.prefix { $0 != "." })),
+            "ansible_os_family": .string(osFamily == "debian" ? "Debian" : osFamily == "redhat" ? "RedHat" : osFamily),
+            "ansible_default_ipv4": .map(
+                [
+                    "address": .string(defaultIPv4), "interface": .string(defaultInterface),
+                    "prefix": network.map { .string(String($0)) } ?? .null,
+                ]),
+        ]
     }
 
     /// The facts as template values.

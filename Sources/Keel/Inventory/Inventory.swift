@@ -6,7 +6,8 @@ import Foundation
 /// Variables resolve as Ansible resolves them (lowest first): group variables written in the inventory, from
 /// `all` down to the deepest group; then `group_vars/all`; then `group_vars/GROUP` in the same order; then the
 /// host's own variables in the inventory; then `host_vars/HOST`; then the command line's (`-e`). A later value
-/// replaces an earlier one whole.
+/// replaces an earlier one whole. Facts gathered from a host (`ansible_memtotal_mb`), when Jinja in the variables
+/// needs them, come below all of these.
 public struct Inventory: Sendable {
     /// One machine as the inventory names it.
     public struct Host: Sendable {
@@ -36,6 +37,8 @@ public struct Inventory: Sendable {
     let hostVariableFiles: [String: [String: Variable]]
     /// Variables from the command line, over every other.
     public private(set) var extraVariables: [String: Variable] = [:]
+    /// Facts gathered from each host under Ansible's names, below every other variable.
+    public private(set) var hostFacts: [String: [String: InventoryValue]] = [:]
 
     /// Group names, `all` first, then by depth below `all` and by name.
     public let groupNames: [String]
@@ -82,7 +85,9 @@ public struct Inventory: Sendable {
     /// The variables `host` sees, resolved in Ansible's order.
     public func variables(for host: String) -> [String: Variable] {
         let memberships = groups(of: host)
-        var resolved: [String: Variable] = [:]
+        var resolved = (hostFacts[host] ?? [:]).mapValues {
+            Variable($0, at: SourceLocation(file: "the facts of \(host)", line: 0))
+        }
         for group in memberships { resolved.merge(groups[group]?.variables ?? [:]) { $1 } }
         for group in memberships { resolved.merge(groupVariableFiles[group] ?? [:]) { $1 } }
         resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
@@ -98,6 +103,32 @@ public struct Inventory: Sendable {
         var inventory = self
         inventory.extraVariables.merge(variables) { $1 }
         return inventory
+    }
+
+    /// The inventory with each host's facts (by host name) below its variables.
+    public func adding(facts: [String: [String: InventoryValue]]) -> Inventory {
+        var inventory = self
+        inventory.hostFacts.merge(facts) { $1 }
+        return inventory
+    }
+
+    /// The facts (of `names`) that Jinja anywhere in the variables refers to; Keel gathers them before it reads
+    /// the variables.
+    public func factsReferred(among names: some Sequence<String>) -> [String] {
+        var texts: [String] = []
+        func collect(_ value: InventoryValue) {
+            switch value {
+            case .string(let text) where JinjaTemplate.isTemplate(text): texts.append(text)
+            case .list(let items): items.forEach(collect)
+            case .map(let entries): entries.values.forEach(collect)
+            default: break
+            }
+        }
+        let sources =
+            groups.values.map(\.variables) + Array(groupVariableFiles.values) + hosts.values.map(\.variables)
+            + Array(hostVariableFiles.values) + [extraVariables]
+        for variables in sources { variables.values.forEach { collect($0.value) } }
+        return names.filter { name in texts.contains { $0.contains(name) } }.sorted()
     }
 
     /// The hosts a `--limit` style pattern selects, in inventory order.

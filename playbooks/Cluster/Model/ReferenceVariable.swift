@@ -41,10 +41,12 @@ enum ReferenceVariable {
         add(
             .notApplicable("Consul: Keel's DCS is etcd (dcs_type)"),
             [
-                "consul_client_address", "consul_config_path", "consul_configd_path", "consul_data_path",
+                "consul_bootstrap_expect", "consul_client_address", "consul_config_path", "consul_configd_path",
+                "consul_data_path",
                 "consul_datacenter", "consul_disable_update_check", "consul_dnsmasq_cache", "consul_dnsmasq_enable",
                 "consul_dnsmasq_servers", "consul_domain", "consul_enable_local_script_checks",
                 "consul_enable_script_checks", "consul_iface", "consul_install_from_repo", "consul_join",
+                "consul_node_role",
                 "consul_recursors", "consul_services", "consul_syslog_enable", "consul_tls_ca_crt", "consul_tls_enable",
                 "consul_tls_server_crt", "consul_tls_server_key", "consul_ui", "consul_version",
             ])

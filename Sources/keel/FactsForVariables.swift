@@ -1,0 +1,25 @@
+import Keel
+
+extension ConnectionArguments {
+    /// `inventory` with the facts of every host that Jinja in its variables refers to (Ansible's `gather_facts`),
+    /// read from the hosts in one round trip each; unchanged when no variable refers to a fact.
+    func addingFacts(to inventory: Inventory) async throws -> Inventory {
+        let referred = inventory.factsReferred(among: Facts().ansibleVariables.keys)
+        guard !referred.isEmpty else { return inventory }
+        let hosts = try targets(of: inventory, inventory.hostNames)
+        let outcomes = await Fleet(options: try options(for: hosts), forks: forks).run(hosts) { _, transport in
+            Facts.parse(try await transport.run(Facts.script, timeout: .seconds(60)).stdoutText)
+        }
+        var facts: [String: [String: InventoryValue]] = [:]
+        for (host, outcome) in zip(hosts, outcomes) {
+            switch outcome {
+            case .done(let found, _): facts[host.name] = found.ansibleVariables
+            case .unreachable(let error), .failed(let error):
+                throw CLIError(
+                    "the variables refer to facts of the hosts (\(referred.joined(separator: ", "))), and \(host.name) "
+                        + "could not be read: \(error)")
+            }
+        }
+        return inventory.adding(facts: facts)
+    }
+}
