@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keel
+import Playbooks
 
 struct InventoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,9 +13,27 @@ struct InventoryCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Flag(help: "Say what Keel makes of each variable (postgresql_cluster's included) and where it is set.")
+    var explain = false
+
+    func validate() throws {
+        if explain && json { throw ValidationError("--explain prints text; it does not go with --json") }
+    }
+
     func run() async throws {
         let (inventory, hosts) = try inventoryOptions.load()
-        if json {
+        if explain {
+            var seen = Set<String>()
+            var text = ""
+            for host in hosts {
+                for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
+                where seen.insert(name + " " + variable.origin.description).inserted {
+                    let how = ReferenceVariable.explanation(of: name, value: variable.value)
+                    text += "\(name) (\(variable.origin)): \(how)\n"
+                }
+            }
+            Terminal.write(text)
+        } else if json {
             Terminal.write(try InventoryReport(inventory, hosts: hosts).json() + "\n")
         } else {
             InventoryReport(inventory, hosts: hosts).text(Terminal.write)

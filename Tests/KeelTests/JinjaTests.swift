@@ -108,10 +108,10 @@ extension JinjaTests {
         let fixture = try InventoryFixture([
             "hosts": "[db]\npg1\npg2 ansible_memtotal_mb=1000\n",
             "group_vars/all.yml": """
-                shared_buffers: "{{ (ansible_memtotal_mb * 0.25) | int }}MB"
-                vip_interface: "{{ ansible_default_ipv4.interface }}"
-                plain: "{{ inventory_hostname }}"
-                """,
+            shared_buffers: "{{ (ansible_memtotal_mb * 0.25) | int }}MB"
+            vip_interface: "{{ ansible_default_ipv4.interface }}"
+            plain: "{{ inventory_hostname }}"
+            """,
         ])
         let inventory = try fixture.load("hosts")
         #expect(

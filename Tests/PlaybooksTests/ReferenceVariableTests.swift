@@ -133,3 +133,22 @@ extension ReferenceVariableTests {
         #expect(loop?.message.contains("'pgbackrest_stanza' refers to itself") == true, "\(String(describing: loop))")
     }
 }
+
+extension ReferenceVariableTests {
+    @Test("--explain says what Keel makes of each variable")
+    func explanations() {
+        #expect(ReferenceVariable.explanation(of: "patroni_cluster_name", value: .string("x")) == "a Keel setting")
+        #expect(ReferenceVariable.explanation(of: "consul_ui", value: .bool(true)).hasPrefix("not applicable: Consul"))
+        #expect(
+            ReferenceVariable.explanation(of: "patroni_log_dir", value: .string("/x")).hasPrefix("done Keel's way"))
+        #expect(
+            ReferenceVariable.explanation(of: "postgresql_locale", value: .string("en_US.UTF-8"))
+                .hasPrefix("postgresql_cluster's value, kept"))
+        #expect(
+            ReferenceVariable.explanation(of: "postgresql_locale", value: .string("C"))
+                .hasPrefix("REFUSED, not supported yet"))
+        #expect(
+            ReferenceVariable.explanation(of: "postgresql_localle", value: .string("C"))
+                == "UNKNOWN (did you mean postgresql_locale?)")
+    }
+}

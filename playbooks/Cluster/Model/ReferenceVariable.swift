@@ -3,7 +3,7 @@ import Keel
 /// postgresql_cluster's (autobase's) variables that are not Keel settings, and what Keel makes of each, so that its
 /// users can bring their `vars/main.yml`, `vars/system.yml` and `vars/Debian.yml` (releases 1.9 and 2.x) as they
 /// are. The variables Keel honours are ``ClusterVariable``s; every other variable of those files is here.
-enum ReferenceVariable {
+public enum ReferenceVariable {
     enum Treatment: Equatable {
         /// Keel does the same its own way, told here: any value is accepted.
         case equivalent(String)
@@ -16,6 +16,24 @@ enum ReferenceVariable {
     }
 
     static func treatment(of name: String) -> Treatment? { catalog[name] }
+
+    /// What Keel makes of the variable `name` holding `value`, for `keel inventory --explain`.
+    public static func explanation(of name: String, value: InventoryValue) -> String {
+        if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
+        if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
+        if ClusterVariable.ignored.contains(name) { return "postgresql_cluster's host flag, not used by Keel" }
+        if name == "inventory_hostname" || name.hasPrefix("ansible_") { return "Ansible's name for the host or a fact" }
+        switch treatment(of: name) {
+        case .equivalent(let how): return "done Keel's way: \(how)"
+        case .notApplicable(let why): return "not applicable: \(why)"
+        case .notSupportedYet(let instead):
+            return isPublished(value, for: name)
+                ? "postgresql_cluster's value, kept (not supported yet: \(instead))"
+                : "REFUSED, not supported yet: \(instead)"
+        case nil:
+            return "UNKNOWN" + (ClusterVariable.suggestion(for: name).map { " (did you mean \($0)?)" } ?? "")
+        }
+    }
 
     /// Every name of the catalog.
     static var names: Dictionary<String, Treatment>.Keys { catalog.keys }
