@@ -9,7 +9,7 @@ struct JinjaError: Error, Equatable {
     static func undefined(_ name: String) -> JinjaError {
         var error = JinjaError(
             name.hasPrefix("ansible_")
-                ? "'\(name)' is a fact gathered from the hosts, which Keel does not evaluate in variables yet"
+                ? "'\(name)' is undefined: not a fact Keel gathers, or read where facts are not gathered"
                 : "'\(name)' is undefined")
         error.undefinedName = name
         return error
