@@ -4,7 +4,7 @@ extension ConnectionArguments {
     /// `inventory` with the facts of every host that Jinja in its variables refers to (Ansible's `gather_facts`),
     /// read from the hosts in one round trip each; unchanged when no variable refers to a fact.
     func addingFacts(to inventory: Inventory) async throws -> Inventory {
-        let referred = inventory.factsReferred(among: Facts().ansibleVariables.keys)
+        let referred = inventory.factsReferred(among: Facts.ansibleNames)
         guard !referred.isEmpty else { return inventory }
         let hosts = try targets(of: inventory, inventory.hostNames)
         let outcomes = await Fleet(options: try options(for: hosts), forks: forks).run(hosts) { _, transport in

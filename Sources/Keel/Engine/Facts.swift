@@ -89,6 +89,9 @@ public struct Facts: Sendable, Equatable {
         return nil
     }
 
+    /// The names of ``ansibleVariables``.
+    public static let ansibleNames = Set(Facts().ansibleVariables.keys)
+
     /// The facts under Ansible's names, for Jinja in variables (`ansible_memtotal_mb`, `ansible_default_ipv4`).
     public var ansibleVariables: [String: InventoryValue] {
         let distribution = osID == "debian" ? "Debian" : osID == "ubuntu" ? "Ubuntu" : osID.capitalized

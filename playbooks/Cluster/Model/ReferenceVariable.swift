@@ -22,7 +22,9 @@ public enum ReferenceVariable {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
         if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
         if ClusterVariable.ignored.contains(name) { return "postgresql_cluster's host flag, not used by Keel" }
-        if name == "inventory_hostname" || name.hasPrefix("ansible_") { return "Ansible's name for the host or a fact" }
+        if name == "inventory_hostname" || Facts.ansibleNames.contains(name) {
+            return "Ansible's name for the host, or a fact of the host"
+        }
         switch treatment(of: name) {
         case .equivalent(let how): return "done Keel's way: \(how)"
         case .notApplicable(let why): return "not applicable: \(why)"
