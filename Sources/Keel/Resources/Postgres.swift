@@ -13,13 +13,18 @@ public struct PostgresConnection: Sendable, Hashable {
         "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
     }
 
+    /// A command running `sql` through ``psql(database:)``, the SQL one shell-quoted word for the `printf` builtin.
+    public func run(_ sql: String, database: String? = nil) -> String {
+        "printf '%s\\n' \(shellQuote(sql)) | \(psql(database: database))"
+    }
+
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
     /// when it is a standby. The SQL is one shell-quoted word for the `printf` builtin, whatever names it holds.
     func probe(_ sql: String, database: String? = nil) -> String {
         """
         recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) || { echo '@@unreachable'; exit 0; }
         if [ "$recovery" = t ]; then echo '@@standby'; exit 0; fi
-        printf '%s\\n' \(shellQuote(sql)) | \(psql(database: database)) || echo '@@unreachable'
+        \(run(sql, database: database)) || echo '@@unreachable'
         """
     }
 

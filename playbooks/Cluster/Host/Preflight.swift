@@ -58,7 +58,7 @@ struct Preflight: Resource {
             }
             if !generatedUsers.isEmpty {
                 let names = generatedUsers.map(SQL.literal).joined(separator: ", ")
-                let connection = PostgresConnection(port: model.postgresPort)
+                let connection = model.postgres
                 script +=
                     "\nprintf '%s\\n' \(shellQuote("SELECT 'role=' || rolname FROM pg_roles WHERE rolname IN (\(names));"))"
                     + " | \(connection.psql()) 2>/dev/null"

@@ -22,6 +22,8 @@ public struct ClusterModel: Sendable {
     /// The PGDG apt repository, when PostgreSQL and its tools come from it instead of Debian.
     public var pgdg: PGDGRepository?
     public var postgresPort: Int
+    /// psql on this host's local socket, as the postgres account.
+    public var postgres: PostgresConnection { PostgresConnection(port: postgresPort) }
     public var dataDirectory: String
     public var parameters: [Parameter]
     public var hbaRules: [HBARule]

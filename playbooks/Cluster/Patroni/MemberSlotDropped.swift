@@ -22,9 +22,8 @@ struct MemberSlotDropped: Resource {
     }
 
     private var count: String {
-        "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c "
-            + shellQuote(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '\(Self.slotName(of: member))'")
+        model.postgres.run(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '\(Self.slotName(of: member))'")
     }
 
     var probe: String { count }

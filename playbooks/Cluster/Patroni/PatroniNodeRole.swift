@@ -122,7 +122,7 @@ struct PatroniNodeRole: Role {
             .run(
                 name: "reload PostgreSQL's TLS files",
                 command: "if pg_isready -q -h /var/run/postgresql -p \(model.postgresPort); then "
-                    + "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c 'SELECT pg_reload_conf()'; fi"),
+                    + "\(model.postgres.run("SELECT pg_reload_conf()")) >/dev/null; fi"),
             // Not `.reload`: on a new host PgBouncer is not installed yet, and systemctl fails on a unit it lacks.
             .run(
                 name: "reload PgBouncer's TLS files",

@@ -6,7 +6,7 @@ struct DatabaseObjectsRole: Role {
     let model: ClusterModel
 
     var steps: [Step] {
-        let connection = PostgresConnection(port: model.postgresPort)
+        let connection = model.postgres
         for user in model.users {
             PostgresRole(user.name, password: user.password, attributes: user.attributes, connection: connection)
         }

@@ -24,9 +24,4 @@ struct PostgresControl {
 
     /// Succeeds while PostgreSQL runs on the data directory.
     var running: String { "\(pgctl) status >/dev/null 2>&1" }
-
-    /// `psql` on the local socket, printing bare values, with `sql` as its command.
-    func psql(_ sql: String) -> String {
-        "runuser -u postgres -- psql -XAtq -p \(model.postgresPort) -c \(shellQuote(sql))"
-    }
 }

@@ -11,7 +11,6 @@ struct StandaloneTakeover: Resource {
 
     var description: String { "takeover of a standalone PostgreSQL in the data directory, if one is there" }
 
-    private var connection: PostgresConnection { PostgresConnection(port: model.postgresPort) }
     private var cluster: String { "\(model.postgresVersion) main" }
     /// Patroni keeps the file a data directory brings as `postgresql.base.conf`; Debian's lives in /etc instead.
     private var configFile: String { model.dataDirectory + "/postgresql.conf" }
@@ -21,10 +20,10 @@ struct StandaloneTakeover: Resource {
         [
             PostgresRole(
                 model.superuser, password: model.superuserPassword,
-                attributes: [.login: true, .superuser: true, .replication: true], connection: connection),
+                attributes: [.login: true, .superuser: true, .replication: true], connection: model.postgres),
             PostgresRole(
                 model.replicationUser, password: model.replicationPassword,
-                attributes: [.login: true, .replication: true], connection: connection),
+                attributes: [.login: true, .replication: true], connection: model.postgres),
         ]
     }
 
@@ -35,7 +34,7 @@ struct StandaloneTakeover: Resource {
         [ -f \(shellQuote(model.dataDirectory + "/PG_VERSION")) ] || { echo empty; exit 0; }
         echo standalone
         [ -e \(shellQuote(configFile)) ] || echo unconfigured
-        echo 'SELECT 1;' | \(connection.psql()) >/dev/null 2>&1 || { echo stopped; exit 0; }
+        echo 'SELECT 1;' | \(model.postgres.psql()) >/dev/null 2>&1 || { echo stopped; exit 0; }
         """ + roles.map { "\necho @@role; (\n\($0.probe)\n)" }.joined()
     }
 

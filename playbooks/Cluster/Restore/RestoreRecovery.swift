@@ -41,7 +41,7 @@ struct RestoreRecovery: Role {
         let patience = Int(model.dataCopyTimeout.components.seconds / 2)
         func fail(_ message: String) -> String { "{ echo \(shellQuote(message)) >&2; tail -n 20 \(log) >&2; exit 1; }" }
         var checks = [
-            "tl=$(\(postgres.psql("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)")))",
+            "tl=$(\(model.postgres.run("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)")))",
             "grep -q 'selected new timeline ID' \(log) || \(fail("PostgreSQL did not start a new timeline"))",
         ]
         if let timeline = plan.timeline {
@@ -57,7 +57,7 @@ struct RestoreRecovery: Role {
             "recovery_target_timeline",
         ]
         let ready = "SELECT count(*) FROM pg_ls_dir('pg_wal/archive_status') AS f WHERE f LIKE '%.ready'"
-        let inRecovery = "[ \"$(\(postgres.psql("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
+        let inRecovery = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
         // A PostgreSQL left recovering by a killed run is started again with these settings; a promoted one stays.
         let started =
             "{ ! \(postgres.running) || ! \(inRecovery) || \(postgres.stopped); } && "
@@ -66,14 +66,14 @@ struct RestoreRecovery: Role {
             "i=0; while \(inRecovery); do sleep 2; "
             + "\(postgres.running) || \(fail("PostgreSQL stopped before the recovery was complete")); "
             + "i=$((i + 1)); [ $i -lt \(patience) ] || \(fail("still recovering")); done"
-        let reset: [String] = settings.map { postgres.psql("ALTER SYSTEM RESET \($0)") + " >/dev/null" }
+        let reset: [String] = settings.map { model.postgres.run("ALTER SYSTEM RESET \($0)") + " >/dev/null" }
         let archivedAll =
-            "i=0; until [ \"$(\(postgres.psql(ready)))\" = 0 ]; do "
+            "i=0; until [ \"$(\(model.postgres.run(ready)))\" = 0 ]; do "
             + "i=$((i + 1)); [ $i -lt 120 ] || \(fail("the new timeline's WAL is not archived after 120 s")); "
             + "sleep 1; done"
         let steps: [String] =
             [started, promoted] + checks + reset + [
-                postgres.psql("CHECKPOINT") + " >/dev/null", archivedAll, postgres.stopped,
+                model.postgres.run("CHECKPOINT") + " >/dev/null", archivedAll, postgres.stopped,
             ]
         return steps.joined(separator: " &&\n")
     }

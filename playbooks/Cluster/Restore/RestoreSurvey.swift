@@ -59,14 +59,14 @@ public enum RestoreSurvey {
     private static func archivedUntil(_ model: ClusterModel, leader: String, inventory: Inventory, fleet: Fleet)
         async throws -> Date?
     {
-        let postgres = PostgresControl(model)
         let switched = "SELECT extract(epoch FROM now()) || ' ' || pg_walfile_name(pg_switch_wal())"
         // The segment's name (hex digits, from PostgreSQL) goes into the query between its quotes.
         let archived =
-            postgres.psql("SELECT last_archived_wal >= '") + "\"${s#* }\"" + shellQuote("' FROM pg_stat_archiver")
+            "printf \(shellQuote("SELECT last_archived_wal >= '%s' FROM pg_stat_archiver\\n")) \"${s#* }\" | "
+            + model.postgres.psql()
         let command = """
-            \(postgres.psql("SELECT txid_current()")) >/dev/null || exit 1
-            s=$(\(postgres.psql(switched))) || exit 1
+            \(model.postgres.run("SELECT txid_current()")) >/dev/null || exit 1
+            s=$(\(model.postgres.run(switched))) || exit 1
             for i in $(seq 60); do
               [ "$(\(archived))" = t ] && { echo "${s% *}"; exit 0; }
               sleep 1
