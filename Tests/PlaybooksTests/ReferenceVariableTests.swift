@@ -153,3 +153,40 @@ extension ReferenceVariableTests {
                 == "UNKNOWN (did you mean postgresql_locale?)")
     }
 }
+
+extension ReferenceVariableTests {
+    @Test("Debian's layout, which vars/main.yml refers to, is vars/Debian.yml's own values")
+    func debianLayout() throws {
+        for (name, variable) in ReferenceVariable.debianLayout {
+            #expect(ReferenceVariable.isPublished(variable.value, for: name), "\(name)")
+        }
+        let (cluster, _) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars.replacingOccurrences(
+                of: #"{ option: "work_mem", value: "16MB" }"#,
+                with: #"{ option: "log_directory", value: "{{ postgresql_log_dir }}" }"#))
+        #expect(
+            cluster.parameters.contains { $0.option == "log_directory" && $0.value == .string("/var/log/postgresql") })
+    }
+}
+
+extension ReferenceVariableTests {
+    @Test(
+        "with pgBackRest, archiving is pgBackRest's: the reference's placeholder archive_command is replaced, another refused"
+    )
+    func archiveCommand() throws {
+        let model = ClusterModelTests()
+        func vars(_ command: String) -> String {
+            ClusterModelTests.vars.replacingOccurrences(
+                of: #"{ option: "work_mem", value: "16MB" }"#,
+                with: #"{ option: "archive_command", value: "\#(command)" }"#) + "\npgbackrest_install: true\n"
+        }
+        let (cluster, _) = try model.load(hosts: ClusterModelTests.hostsWithRepository, vars: vars("cd ."))
+        let archiving = cluster.clusterParameters.filter { $0.option == "archive_command" }
+        #expect(
+            archiving == [
+                .init(option: "archive_command", value: .string("pgbackrest --stanza=pg-lab archive-push %p"))
+            ])
+        let own = model.error(hosts: ClusterModelTests.hostsWithRepository, vars: vars("/bin/true"))
+        #expect(own?.message.contains("which is pgBackRest's") == true, "\(String(describing: own))")
+    }
+}

@@ -39,6 +39,8 @@ public struct Inventory: Sendable {
     public private(set) var extraVariables: [String: Variable] = [:]
     /// Facts gathered from each host under Ansible's names, below every other variable.
     public private(set) var hostFacts: [String: [String: InventoryValue]] = [:]
+    /// Values every host has unless it sets them, below the facts, with where they come from.
+    public private(set) var defaults: [String: Variable] = [:]
 
     /// Group names, `all` first, then by depth below `all` and by name.
     public let groupNames: [String]
@@ -85,9 +87,12 @@ public struct Inventory: Sendable {
     /// The variables `host` sees, resolved in Ansible's order.
     public func variables(for host: String) -> [String: Variable] {
         let memberships = groups(of: host)
-        var resolved = (hostFacts[host] ?? [:]).mapValues {
-            Variable($0, at: SourceLocation(file: "the facts of \(host)", line: 0))
-        }
+        var resolved = defaults
+        resolved.merge(
+            (hostFacts[host] ?? [:]).mapValues {
+                Variable($0, at: SourceLocation(file: "the facts of \(host)", line: 0))
+            }
+        ) { $1 }
         for group in memberships { resolved.merge(groups[group]?.variables ?? [:]) { $1 } }
         for group in memberships { resolved.merge(groupVariableFiles[group] ?? [:]) { $1 } }
         resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
@@ -109,6 +114,13 @@ public struct Inventory: Sendable {
     public func adding(facts: [String: [String: InventoryValue]]) -> Inventory {
         var inventory = self
         inventory.hostFacts.merge(facts) { $1 }
+        return inventory
+    }
+
+    /// The inventory with `variables` as every host's values unless it sets them.
+    public func adding(defaults variables: [String: Variable]) -> Inventory {
+        var inventory = self
+        inventory.defaults.merge(variables) { $1 }
         return inventory
     }
 

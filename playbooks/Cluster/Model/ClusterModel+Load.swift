@@ -6,6 +6,7 @@ extension ClusterModel {
     /// - Throws: ``InventoryError`` naming the file and line of an unknown variable, a wrong type or an impossible
     ///   value — before any host is touched.
     public static func load(from inventory: Inventory, secrets: ClusterSecrets) throws(InventoryError) -> ClusterModel {
+        let inventory = inventory.adding(defaults: ReferenceVariable.debianLayout)
         let etcdHosts = inventory.hostNames(in: "etcd_cluster")
         let databaseHosts =
             inventory.hostNames(in: "postgres_cluster").isEmpty
@@ -292,6 +293,16 @@ extension ClusterModel {
     }
 
     private func check(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) {
+        // pgBackRest archives: an archive_command of one's own would be silently replaced; the reference's
+        // placeholder (`cd .`) is what its own pgBackRest role replaces too.
+        if let backups, let own = parameters.first(where: { $0.option == "archive_command" }),
+            ![JSONValue.string("cd ."), .string(backups.archiveCommand)].contains(own.value)
+        {
+            throw InventoryError(
+                "postgresql_parameters sets archive_command, which is pgBackRest's when pgbackrest_install is true",
+                at: reader.origin(.postgresqlParameters),
+                hint: "remove it: Keel archives with \(backups.archiveCommand)")
+        }
         let replicas = databaseHosts.count - 1
         if synchronousMode, synchronousNodeCount > replicas {
             let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)

@@ -134,11 +134,16 @@ public struct ClusterModel: Sendable {
         return parameters.map { Parameter(option: $0.0, value: $0.1) }
     }
 
+    /// The parameters pgBackRest's archiving needs when it is installed; they win over `postgresql_parameters`
+    /// (as postgresql_cluster's own pgBackRest role replaces its placeholder `archive_command: cd .`).
+    public var archivingOptions: Set<String> { backups == nil ? [] : ["archive_mode", "archive_command"] }
+
     /// Every PostgreSQL parameter of the cluster, as Patroni keeps them in etcd: the base ones, then
-    /// `postgresql_parameters` (which win).
+    /// `postgresql_parameters` (which win, but for pgBackRest's archiving).
     public var clusterParameters: [Parameter] {
-        let own = Set(parameters.map(\.option))
-        return baseParameters.filter { !own.contains($0.option) } + parameters
+        let own = Set(parameters.map(\.option)).subtracting(archivingOptions)
+        return baseParameters.filter { !own.contains($0.option) }
+            + parameters.filter { !archivingOptions.contains($0.option) }
     }
 
     /// `https` when etcd serves TLS, else `http`.

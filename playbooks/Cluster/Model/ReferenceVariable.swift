@@ -17,6 +17,18 @@ public enum ReferenceVariable {
 
     static func treatment(of name: String) -> Treatment? { catalog[name] }
 
+    /// What postgresql_cluster reads from its `vars/Debian.yml` by itself, which its `vars/main.yml` refers to
+    /// (`{{ postgresql_log_dir }}`): Debian's layout, which Keel uses too.
+    static let debianLayout: [String: Variable] = [
+        "postgresql_cluster_name": .string("main"),
+        "postgresql_bin_dir": .string("/usr/lib/postgresql/{{ postgresql_version }}/bin"),
+        "postgresql_conf_dir": .string("/etc/postgresql/{{ postgresql_version }}/{{ postgresql_cluster_name }}"),
+        "postgresql_log_dir": .string("/var/log/postgresql"),
+        "postgresql_unix_socket_dir": .string("/var/run/postgresql"),
+        "postgresql_home_dir": .string("/var/lib/postgresql"),
+        "postgresql_wal_dir": .string(""),
+    ].mapValues { Variable($0, at: SourceLocation(file: "Keel's Debian layout", line: 0)) }
+
     /// What Keel makes of the variable `name` holding `value`, for `keel inventory --explain`.
     public static func explanation(of name: String, value: InventoryValue) -> String {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
