@@ -2,11 +2,11 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-/// Guarded removal of the day-2 cluster, then a redeploy on the same hosts: refused without the cluster's name, a
+/// Guarded removal of the day-2 cluster, then a new cluster on the same hosts: refused without the cluster's name, a
 /// neighbouring cluster's keys in etcd kept (and etcd with them), backups kept and the stanza marked, so that the
-/// redeploy is refused until it names a new stanza; the new cluster archives and backs up and does not restore the
-/// removed cluster's backups; removed again with its backups (which needs the stanza's name too) and etcd, killed
-/// midway and run again.
+/// same inventory is refused; with the neighbour gone, run again, etcd goes too (killed midway and run again);
+/// postgresql_cluster's own files deploy a new cluster under a new stanza, which archives and backs up and does not
+/// restore the removed cluster's backups; removed with its backups, which needs the stanza's name too.
 extension LabTests {
     func removalFlows(_ cluster: LabClusterInventory) async throws {
         let inventory = cluster.path
@@ -60,44 +60,23 @@ extension LabTests {
         #expect(again.status == 0, "\(again.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
 
-        // The same inventory again: refused before anything changes, until it names a new stanza.
+        // The same inventory again: refused before anything changes (its stanza holds the removed cluster's
+        // backups). postgresql_cluster's own files, a new cluster on the same hosts, take its place: their cluster
+        // and stanza are named postgres-cluster.
         let refused = try await KeelBinary.run(["deploy", "-i", inventory])
         #expect(
             refused.status != 0 && refused.output.contains("holds the backups of a removed cluster"),
             "\(refused.output)")
-        let variables = cluster.directory + "/group_vars/all.yml"
-        try (try String(contentsOfFile: variables, encoding: .utf8) + "\npgbackrest_stanza: lab-2\n")
-            .write(toFile: variables, atomically: true, encoding: .utf8)
-        let redeployed = try await KeelBinary.run(["deploy", "-i", inventory])
-        #expect(redeployed.status == 0, "\(redeployed.output)")
-        let status = try await KeelBinary.run(["status", "-i", inventory])
-        #expect(status.status == 0 && status.output.contains("(stanza lab-2): ok, 1 backup(s)"), "\(status.output)")
-        let archived = try await remote(
-            inventory, "h4",
-            "\(pgbackrest) --stanza=lab-2 check >/dev/null && echo checked; \(pgbackrest) --stanza=lab info | grep -c 'full backup'"
-        )
-        #expect(archived.first == "checked" && archived.last == kept.first, "\(archived)")
-        // The stanza policy: keel restore restores a cluster from its own stanza, not a removed one's.
-        let oldSet = try await remote(
-            inventory, "h4", "\(pgbackrest) --stanza=lab info | awk '/full backup/ {print $3}' | head -1")
-        let foreign = try await KeelBinary.run(
-            ["restore", "-i", inventory, "--backup-set", oldSet.first ?? "", "--confirm", "lab"])
-        #expect(
-            foreign.status != 0 && foreign.output.contains("stanza lab-2 has no backup set \(oldSet.first ?? "")")
-                && foreign.output.contains("restored by hand"), "\(foreign.output)")
-
-        // Removed with its backups (the stanza's name confirms that too) and, with no neighbour left, etcd: killed
-        // once the first etcd member stopped, when etcd can no longer tell who uses it; the rerun finishes.
+        // With no neighbour left, run again: etcd goes too, killed once the first etcd member stopped (when etcd
+        // can no longer tell who uses it); the rerun finishes.
         _ = try await remote(inventory, "h1", "\(etcdctl) del --prefix /service/lab2/ >/dev/null")
-        let all = remove + ["--confirm", "lab", "--delete-backups", "--confirm-backups", "lab-2"]
-        let unkilled = try await deployKilled(after: "service etcd stopped and disabled", on: "h1", all)
+        let withEtcd = remove + ["--confirm", "lab"]
+        let unkilled = try await deployKilled(after: "service etcd stopped and disabled", on: "h1", withEtcd)
         #expect(unkilled == nil, "the removal ended before etcd stopped on h1:\n\(unkilled ?? "")")
-        let finished = try await KeelBinary.run(all)
+        let finished = try await KeelBinary.run(withEtcd)
         #expect(
-            finished.status == 0 && finished.output.contains("backups: DELETE stanza lab-2")
-                && finished.output.contains("an earlier run of this removal began removing it"), "\(finished.output)")
-        let stanzas = try await remote(inventory, "h4", "ls /var/lib/pgbackrest/backup /var/lib/pgbackrest/archive")
-        #expect(!stanzas.contains("lab-2") && stanzas.contains("lab"), "lab-2 deleted, lab kept: \(stanzas)")
+            finished.status == 0 && finished.output.contains("an earlier run of this removal began removing it"),
+            "\(finished.output)")
         for host in ["h1", "h2", "h3"] {
             let etcd = try await remote(
                 inventory, host,
@@ -105,6 +84,32 @@ extension LabTests {
                     + "ls -d /var/lib/etcd/default /var/lib/etcd/keel-removing-lab /etc/etcd/tls 2>/dev/null; true")
             #expect(etcd == ["inactive", "disabled"], "etcd gone from \(host): \(etcd)")
         }
+
+        let reference = try await deployReferenceFiles()
+        let stanza = ReferenceClusterFiles.name
+        let archived = try await remote(
+            inventory, "h4",
+            "\(pgbackrest) --stanza=\(stanza) check >/dev/null && echo checked; \(pgbackrest) --stanza=lab info | grep -c 'full backup'"
+        )
+        #expect(archived.first == "checked" && archived.last == kept.first, "\(archived)")
+        // The stanza policy: keel restore restores a cluster from its own stanza, not a removed one's.
+        let oldSet = try await remote(
+            inventory, "h4", "\(pgbackrest) --stanza=lab info | awk '/full backup/ {print $3}' | head -1")
+        let foreign = try await KeelBinary.run(
+            reference.keel("restore", ["--backup-set", oldSet.first ?? "", "--confirm", stanza]))
+        #expect(
+            foreign.status != 0 && foreign.output.contains("stanza \(stanza) has no backup set \(oldSet.first ?? "")")
+                && foreign.output.contains("restored by hand"), "\(foreign.output)")
+
+        // Removed with its backups: the stanza's name confirms that too.
+        let all = reference.keel(
+            "remove-cluster", ["--confirm", stanza, "--delete-backups", "--confirm-backups", stanza])
+        let removedAll = try await KeelBinary.run(all)
+        #expect(
+            removedAll.status == 0 && removedAll.output.contains("backups: DELETE stanza \(stanza)"),
+            "\(removedAll.output)")
+        let stanzas = try await remote(inventory, "h4", "ls /var/lib/pgbackrest/backup /var/lib/pgbackrest/archive")
+        #expect(!stanzas.contains(stanza) && stanzas.contains("lab"), "\(stanza) deleted, lab kept: \(stanzas)")
         let last = try await KeelBinary.run(all + ["--events", events])
         #expect(last.status == 0, "\(last.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(last.output)")

@@ -1,0 +1,100 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// postgresql_cluster's users bring their files as they are: its 2.1.0 inventory with the lab's hosts filled in
+/// (database hosts that also run etcd and the balancers, and the pgBackRest host), its `vars/main.yml` unchanged,
+/// and one small file of their own choices passed with `-e @`.
+struct ReferenceClusterFiles {
+    let inventory: String
+    /// `-i` and the `-e` files, for every keel command on this cluster.
+    let arguments: [String]
+    static let name = "postgres-cluster"
+    static let databaseHosts = ["10.213.0.11", "10.213.0.12", "10.213.0.13"]
+
+    init() throws {
+        let lab = try String(contentsOfFile: Lab.inventory ?? "", encoding: .utf8)
+        let connection = lab.split(separator: "\n").filter {
+            $0.hasPrefix("ansible_ssh_private_key_file=") || $0.hasPrefix("keel_known_hosts_file=")
+        }.map { $0.replacingOccurrences(of: "=", with: ": ") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keel-reference-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var hosts = try ReferenceFiles.inventoryWithHosts("2.1.0")
+        for (example, lab) in [
+            ("10.128.64.140", "10.213.0.11"), ("10.128.64.142", "10.213.0.12"), ("10.128.64.143", "10.213.0.13"),
+            ("10.128.64.110", "10.213.0.14"),
+        ] {
+            hosts = hosts.replacingOccurrences(of: example, with: lab)
+        }
+        // The examples of hosts added later (new_node=true) stay out, as a user leaves them commented.
+        hosts = hosts.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("10.128.64.") }
+            .joined(separator: "\n")
+        inventory = directory.appendingPathComponent("inventory").path
+        try hosts.write(toFile: inventory, atomically: true, encoding: .utf8)
+        let override = directory.appendingPathComponent("lab.yml").path
+        try
+            (["ansible_user: root"] + connection + [
+                "postgresql_version: 15", "with_haproxy_load_balancing: true", #"cluster_vip: "10.213.0.100""#,
+                "pgbackrest_install: true", #"pgbackrest_repo_host: "10.213.0.14""#,
+            ]).joined(separator: "\n").appending("\n").write(toFile: override, atomically: true, encoding: .utf8)
+        let main = try ReferenceFiles.directory.appendingPathComponent("2.1.0/vars/main.yml").path
+        arguments = ["-i", inventory, "-e", "@" + main, "-e", "@" + override]
+    }
+
+    /// `keel COMMAND` on this cluster, with `extra` arguments.
+    func keel(_ command: String, _ extra: [String] = []) -> [String] { [command] + arguments + extra }
+}
+
+extension LabTests {
+    /// Deploys the reference's files and shows the cluster works: three members with a leader, a row written on
+    /// the leader on every replica, the VIP's HAProxy answering, shared_buffers a quarter of the host's memory (the
+    /// reference's Jinja, from the gathered facts), `keel status` healthy; the second run changes nothing.
+    func deployReferenceFiles() async throws -> ReferenceClusterFiles {
+        let files = try ReferenceClusterFiles()
+        func remote(_ host: String, _ command: String) async throws -> [String] {
+            let result = try await KeelBinary.run(files.keel("exec", ["--limit", host, "--", command]))
+            #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result.output)")
+            return result.output.split(separator: "\n").map(String.init).filter {
+                !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded")
+            }
+        }
+        let started = ContinuousClock.now
+        let first = try await KeelBinary.run(files.keel("deploy"))
+        print("the reference's files deployed in \(ContinuousClock.now - started)")
+        #expect(first.status == 0, "\(first.output)")
+        try #require(first.status == 0)
+        let status = try await KeelBinary.run(files.keel("status"))
+        #expect(status.status == 0 && status.output.contains("healthy"), "\(status.output)")
+        let json =
+            try JSONSerialization.jsonObject(
+                with: Data(try await KeelBinary.run(files.keel("status", ["--json"])).output.utf8)) as? [String: Any]
+        let members = json?["members"] as? [[String: Any]] ?? []
+        #expect(members.count == 3, "\(members)")
+        let leader = try #require(members.first { $0["role"] as? String == "leader" }?["name"] as? String)
+        let sql = "cd / && runuser -u postgres -- psql -XAtq -d postgres -c"
+        _ = try await remote(
+            leader, "\(sql) 'CREATE TABLE reference_files (id int); INSERT INTO reference_files VALUES (1)'")
+        for host in ReferenceClusterFiles.databaseHosts where host != leader {
+            var rows: [String] = []
+            for _ in 0..<20 {
+                rows = try await remote(host, "\(sql) 'SELECT count(*) FROM reference_files'")
+                if rows == ["1"] { break }
+                try await Task.sleep(for: .seconds(1))
+            }
+            #expect(rows == ["1"], "the row replicated to \(host): \(rows)")
+        }
+        let answering = try await remote("10.213.0.12", "pg_isready -h 10.213.0.100 -p 5000; true")
+        #expect(answering.first?.contains("accepting connections") == true, "\(answering)")
+        let memory = try await remote(leader, "awk '/^MemTotal:/ {print int($2 / 1024 / 4)}' /proc/meminfo")
+        let shared = try await remote(
+            leader, "\(sql) \"SELECT setting::bigint * 8 / 1024 FROM pg_settings WHERE name = 'shared_buffers'\"")
+        #expect(shared == memory, "shared_buffers \(shared) MB for \(memory) MB")
+
+        let events = files.inventory + ".events"
+        let again = try await KeelBinary.run(files.keel("deploy", ["--events", events]))
+        let changed = try EventStream(path: events).changedPerHost
+        #expect(again.status == 0 && changed.values.allSatisfy { $0 == 0 }, "\(changed): \(again.output)")
+        return files
+    }
+}
