@@ -7,7 +7,12 @@ import Testing
 extension LabTests {
     /// The body of `command`'s output on `host` (without `keel exec`'s header and summary lines).
     func remote(_ inventory: String, _ host: String, _ command: String) async throws -> [String] {
-        let result = try await KeelBinary.run(["exec", "-i", inventory, "--limit", host, "--", command])
+        try await remote(arguments: ["-i", inventory], host, command)
+    }
+
+    /// Like ``remote(_:_:_:)`` with the inventory given by `arguments` (`-i` and any `-e`).
+    func remote(arguments: [String], _ host: String, _ command: String) async throws -> [String] {
+        let result = try await KeelBinary.run(["exec"] + arguments + ["--limit", host, "--", command])
         #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result.output)")
         return result.output.split(separator: "\n").map(String.init).filter {
             !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded")

@@ -53,11 +53,7 @@ extension LabTests {
     func deployReferenceFiles() async throws -> ReferenceClusterFiles {
         let files = try ReferenceClusterFiles()
         func remote(_ host: String, _ command: String) async throws -> [String] {
-            let result = try await KeelBinary.run(files.keel("exec", ["--limit", host, "--", command]))
-            #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result.output)")
-            return result.output.split(separator: "\n").map(String.init).filter {
-                !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded")
-            }
+            try await self.remote(arguments: files.arguments, host, command)
         }
         let started = ContinuousClock.now
         let first = try await KeelBinary.run(files.keel("deploy"))
