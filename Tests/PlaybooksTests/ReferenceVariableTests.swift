@@ -190,3 +190,34 @@ extension ReferenceVariableTests {
         #expect(own?.message.contains("which is pgBackRest's") == true, "\(String(describing: own))")
     }
 }
+
+extension ReferenceVariableTests {
+    /// Every variable Keel does not support yet, by name.
+    static let notSupportedYet = ReferenceVariable.names.filter {
+        if case .notSupportedYet = ReferenceVariable.treatment(of: $0) { true } else { false }
+    }.sorted()
+
+    @Test(
+        "each variable not supported yet, set to a value of one's own, is refused with its name, value, line and what Keel does instead",
+        arguments: notSupportedYet)
+    func refusedWithItsMessage(name: String) throws {
+        guard case .notSupportedYet(let instead) = ReferenceVariable.treatment(of: name) else {
+            Issue.record("\(name) is not a variable Keel does not support yet")
+            return
+        }
+        let vars = ClusterModelTests.vars + "\n\(name): \"changed by the user\"\n"
+        let error = ClusterModelTests().error(vars: vars)
+        let shown = Variable.isSecret(name: name) ? "***" : "changed by the user"
+        #expect(
+            error?.message == "\(name) is set to '\(shown)': Keel does not support this postgresql_cluster setting yet",
+            "\(String(describing: error))")
+        #expect(error?.hint == "\(instead); remove it, or keep postgresql_cluster's value")
+        #expect(error?.location?.file.hasSuffix("group_vars/all.yml") == true)
+        #expect(error?.location?.line == vars.split(separator: "\n", omittingEmptySubsequences: false).count - 1)
+    }
+
+    @Test("the list above is postgresql_cluster's settings that Keel does not support yet, not an empty one")
+    func notSupportedYetCount() {
+        #expect(Self.notSupportedYet.count >= 100, "\(Self.notSupportedYet.count)")
+    }
+}
