@@ -27,6 +27,9 @@ struct ReferenceClusterFiles {
         ] {
             hosts = hosts.replacingOccurrences(of: example, with: lab)
         }
+        // The tags its comments suggest, turned on as a user would: every member in dc1, the balancers routing to it.
+        hosts = hosts.replacingOccurrences(of: " # patroni_tags=", with: " patroni_tags=")
+            .replacingOccurrences(of: " # balancer_tags=", with: " balancer_tags=")
         // The examples of hosts added later (new_node=true) stay out, as a user leaves them commented.
         hosts = hosts.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("10.128.64.") }
             .joined(separator: "\n")
@@ -48,8 +51,10 @@ struct ReferenceClusterFiles {
 
 extension LabTests {
     /// Deploys the reference's files and shows the cluster works: three members with a leader, a row written on
-    /// the leader on every replica, the VIP's HAProxy answering, shared_buffers a quarter of the host's memory (the
-    /// reference's Jinja, from the gathered facts), `keel status` healthy; the second run changes nothing.
+    /// the leader on every replica, the VIP's HAProxy answering, each server named by its line's `hostname`, each
+    /// member with its line's Patroni tags and the balancers' tagged replica checks routing to them, shared_buffers a
+    /// quarter of the host's memory (the reference's Jinja, from the gathered facts), `keel status` healthy; the
+    /// second run changes nothing.
     func deployReferenceFiles() async throws -> ReferenceClusterFiles {
         let files = try ReferenceClusterFiles()
         func remote(_ host: String, _ command: String) async throws -> [String] {
@@ -82,6 +87,24 @@ extension LabTests {
         }
         let answering = try await remote("10.213.0.12", "pg_isready -h 10.213.0.100 -p 5000; true")
         #expect(answering.first?.contains("accepting connections") == true, "\(answering)")
+        // Its host lines' flags: each server renamed, each member tagged, the balancers' replica port routing to them.
+        for (index, host) in ReferenceClusterFiles.databaseHosts.enumerated() {
+            let flags = try await remote(
+                host,
+                "hostname; curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt https://\(host):8008/patroni "
+                    + "|| curl -sf -m 5 http://\(host):8008/patroni")
+            #expect(flags.first == "pgnode0\(index + 1)", "\(host): \(flags)")
+            let patroni = try? JSONSerialization.jsonObject(with: Data((flags.last ?? "").utf8)) as? [String: Any]
+            let tags = patroni?["tags"] as? [String: Any]
+            #expect(tags?["datacenter"] as? String == "dc1", "\(host): \(flags)")
+        }
+        var replicas: [String] = []
+        for _ in 0..<20 {
+            replicas = try await remote("10.213.0.12", "pg_isready -h 10.213.0.100 -p 5001; true")
+            if replicas.first?.contains("accepting connections") == true { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        #expect(replicas.first?.contains("accepting connections") == true, "replicas tagged dc1 routed: \(replicas)")
         let memory = try await remote(leader, "awk '/^MemTotal:/ {print int($2 / 1024 / 4)}' /proc/meminfo")
         let shared = try await remote(
             leader, "\(sql) \"SELECT setting::bigint * 8 / 1024 FROM pg_settings WHERE name = 'shared_buffers'\"")

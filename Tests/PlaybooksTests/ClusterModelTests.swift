@@ -86,6 +86,18 @@ struct ClusterModelTests {
         }
     }
 
+    /// Host `name` of the inventory in `directory` (as `load` writes it), its address on eth0.
+    static func host(_ name: String, _ directory: String) throws -> HostContext {
+        var facts = Facts()
+        facts.interfaces = ["eth0": ["\(name)/24"]]
+        return HostContext(name: name, inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
+    }
+
+    /// The template of `steps` written to `path`, rendered for `host`.
+    static func rendered(_ steps: [Step], _ path: String, on host: HostContext) throws -> String {
+        try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == path }).render(for: host)
+    }
+
     func error(hosts: String = hosts, vars: String = vars) -> InventoryError? {
         do {
             _ = try load(hosts: hosts, vars: vars)

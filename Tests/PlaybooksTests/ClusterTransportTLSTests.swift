@@ -12,23 +12,13 @@ struct ClusterTransportTLSTests {
         of: "[etcd_cluster]\n10.213.0.11\n10.213.0.12\n10.213.0.13\n",
         with: "[etcd_cluster]\n10.213.0.21\n10.213.0.22\n10.213.0.23\n")
 
-    private func host(_ name: String, _ directory: String) throws -> HostContext {
-        var facts = Facts()
-        facts.interfaces = ["eth0": ["\(name)/24"]]
-        return HostContext(name: name, inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts)
-    }
-
-    private func rendered(_ steps: [Step], _ path: String, on host: HostContext) throws -> String {
-        try #require(steps.compactMap { $0.resource as? Template }.first { $0.path == path }).render(for: host)
-    }
-
     @Test("etcd hosts of their own get certificates; etcd serves clients and peers over TLS and asks each for one")
     func etcd() throws {
         let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
         let tls = try #require(model.tls)
         #expect(Set(tls.hosts.keys) == Set(model.databaseHosts + model.etcdHosts))
         #expect(model.etcdEndpoints.hasPrefix("https://10.213.0.21:2379,"))
-        let member = try host("10.213.0.21", directory)
+        let member = try ClusterModelTests.host("10.213.0.21", directory)
         let steps = EtcdRole(host: member, model: model).steps
         let key = try #require(
             steps.compactMap { $0.resource as? File }.first { $0.path == "/etc/etcd/tls/server.key" })
@@ -39,7 +29,7 @@ struct ClusterTransportTLSTests {
         #expect(steps.first { ($0.resource as? Template)?.path == "/etc/default/etcd" }?.handlers == [rolling.handler])
         #expect(
             steps.first { ($0.resource as? File)?.path == "/etc/etcd/tls/server.crt" }?.handlers == [rolling.handler])
-        let conf = try rendered(steps, "/etc/default/etcd", on: member)
+        let conf = try ClusterModelTests.rendered(steps, "/etc/default/etcd", on: member)
         for line in [
             #"ETCD_LISTEN_CLIENT_URLS="https://10.213.0.21:2379,https://127.0.0.1:2379""#,
             #"ETCD_INITIAL_ADVERTISE_PEER_URLS="https://10.213.0.21:2380""#, #"ETCD_CLIENT_CERT_AUTH="true""#,
@@ -58,8 +48,8 @@ struct ClusterTransportTLSTests {
     @Test("Patroni serves its REST API over TLS and is etcd's client by certificate; Keel's curl verifies the member")
     func patroni() throws {
         let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
-        let member = try host("10.213.0.12", directory)
-        let text = try rendered(
+        let member = try ClusterModelTests.host("10.213.0.12", directory)
+        let text = try ClusterModelTests.rendered(
             try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
         for fragment in [
             "  connect_address: 10.213.0.12:8008\n  # Over TLS only; the unsafe endpoints also want the credentials in patroni.env.\n  certfile: /etc/patroni/tls/server.crt\n  keyfile: /etc/patroni/tls/server.key\n",
@@ -76,13 +66,13 @@ struct ClusterTransportTLSTests {
     @Test("HAProxy checks each member's REST API over TLS, its certificate verified against the CA by name")
     func haproxy() throws {
         let (model, directory) = try ClusterModelTests().load()
-        let balancer = try host("10.213.0.14", directory)
-        let steps = HAProxyRole(model: model).steps
+        let balancer = try ClusterModelTests.host("10.213.0.14", directory)
+        let steps = HAProxyRole(model: model, host: "10.213.0.14").steps
         let authority = try #require(
             steps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.authorityFile })
         guard case .text(let pem) = authority.contents else { Issue.record("no CA"); return }
         #expect(pem == model.tls?.authority)
-        let config = try rendered(steps, "/etc/haproxy/haproxy.cfg", on: balancer)
+        let config = try ClusterModelTests.rendered(steps, "/etc/haproxy/haproxy.cfg", on: balancer)
         #expect(
             config.contains(
                 "server 10.213.0.12 10.213.0.12:6432 check port 8008 check-ssl verify required "
@@ -96,8 +86,8 @@ struct ClusterTransportTLSTests {
         #expect(!model.etcdTLS && model.etcdEndpoints.hasPrefix("http://"))
         #expect(
             PatroniAPI(model, member: "10.213.0.12").get("/health") == "curl -sf -m 5 http://10.213.0.12:8008/health")
-        let member = try host("10.213.0.12", directory)
-        let text = try rendered(
+        let member = try ClusterModelTests.host("10.213.0.12", directory)
+        let text = try ClusterModelTests.rendered(
             try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
         #expect(!text.contains("certfile") && text.contains("  protocol: http\n"), "\(text)")
         let error = ClusterModelTests().error(
@@ -108,7 +98,7 @@ struct ClusterTransportTLSTests {
     @Test("pre-flight refuses to switch a running etcd between plain HTTP and TLS, naming the variable that keeps it")
     func runningEtcdKeepsItsScheme() throws {
         let (model, directory) = try ClusterModelTests().load()
-        let member = try host("10.213.0.11", directory)
+        let member = try ClusterModelTests.host("10.213.0.11", directory)
         let preflight = Preflight(model: model, host: member.name)
         #expect(preflight.probe.contains("etcd_peers="))
         let base = "os=debian 12\n"

@@ -13,8 +13,8 @@ enum BalancerPlays {
         guard model.withHAProxy else { return [] }
         return [
             Play("haproxy", on: model.pattern(hosts ?? model.balancerHosts), tags: ["haproxy", "load_balancing"]) {
-                _ in
-                HAProxyRole(model: model).steps
+                host in
+                HAProxyRole(model: model, host: host.name).steps
             }
         ]
     }

@@ -4,6 +4,8 @@ import Keel
 /// health read from its Patroni REST API, over TLS with the member's certificate verified when the cluster has a CA.
 struct HAProxyRole: Role {
     let model: ClusterModel
+    /// The balancer it configures: its `balancer_tags` narrow the replicas it routes to.
+    let host: String
 
     /// The cluster's CA, for HAProxy's health checks.
     static let authorityFile = "/etc/haproxy/cluster-ca.crt"
@@ -41,9 +43,12 @@ struct HAProxyRole: Role {
 
     private var values: [String: TemplateValue] {
         let ports = model.haproxyPorts
+        // Patroni answers a replica check with 503 unless the member has each tag asked for.
+        let tags = (model.hostFlags[host]?.balancerTags ?? []).map { "tag_\($0.key)=\($0.value)" }
+        let query = tags.isEmpty ? "" : "?" + tags.joined(separator: "&")
         let listeners: [(String, Int, String)] = [
-            ("master", ports.primary, "/primary"), ("replicas", ports.replicas, "/replica"),
-            ("replicas_sync", ports.sync, "/sync"), ("replicas_async", ports.async, "/async"),
+            ("master", ports.primary, "/primary"), ("replicas", ports.replicas, "/replica" + query),
+            ("replicas_sync", ports.sync, "/sync" + query), ("replicas_async", ports.async, "/async" + query),
         ]
         return [
             "cluster": .string(model.name), "stats_port": .int(ports.stats), "admin_socket": .string(Self.adminSocket),

@@ -1,12 +1,18 @@
 import Keel
 
-/// Every host: base packages and the kernel settings the cluster needs; on the hosts that get PostgreSQL or
-/// pgBackRest, the PGDG repository when the inventory asks for it.
+/// Every host: its server name when the inventory gives one, base packages and the kernel settings the cluster
+/// needs; on the hosts that get PostgreSQL or pgBackRest, the PGDG repository when the inventory asks for it.
 struct CommonRole: Role {
     let host: HostContext
     let model: ClusterModel
 
     var steps: [Step] {
+        if let name = model.hostFlags[host.name]?.serverName {
+            // The name resolves before the host takes it: sudo and others look their own name up.
+            LineInFile("/etc/hosts", line: "127.0.1.1 \(name)", matching: #"^127\.0\.1\.1\s"#)
+            File("/etc/hostname", content: name + "\n")
+            Command("hostname \(shellQuote(name))", unless: "[ \"$(hostname)\" = \(shellQuote(name)) ]")
+        }
         Package("ca-certificates", "curl", "iproute2", "procps", "python3")
         Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)
         Sysctl("net.ipv4.ip_forward", "0", tolerateRefusal: true)

@@ -73,11 +73,20 @@ extension ClusterModel {
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: master,
             balancerHosts: inventory.hostNames(in: "balancers"))
         for host in model.allHosts {
-            model.addresses[host] = try inventory.target(for: host).address
-            if try VariableReader(host: host, variables: inventory.variables(for: host)).bool(.newNode) == true {
-                model.newHosts.append(host)
+            let address = try inventory.target(for: host).address
+            model.addresses[host] = address
+            let hostReader = VariableReader(host: host, variables: inventory.variables(for: host))
+            if try hostReader.bool(.newNode) == true { model.newHosts.append(host) }
+            if let bind = try hostReader.string(.bindAddress), !bind.isEmpty, bind != address {
+                throw InventoryError(
+                    "bind_address \(bind) of \(host) is not the address Keel reaches it at (\(address))",
+                    at: hostReader.origin(.bindAddress),
+                    hint:
+                        "Keel's services listen on the host's address: set ansible_host: \(bind), or remove bind_address"
+                )
             }
         }
+        model.hostFlags = try HostFlags.read(inventory, model: model)
         try model.checkValues(reader, inventory: inventory)
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in
@@ -303,13 +312,33 @@ extension ClusterModel {
                 at: reader.origin(.postgresqlParameters),
                 hint: "remove it: Keel archives with \(backups.archiveCommand)")
         }
-        let replicas = databaseHosts.count - 1
-        if synchronousMode, synchronousNodeCount > replicas {
+        let replicas = databaseHosts.filter { $0 != primaryHost }
+        let synchronousCandidates = replicas.filter { tag("nosync", of: $0) != .bool(true) }.count
+        if synchronousMode, synchronousNodeCount > synchronousCandidates {
             let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
-                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(replicas) replica(s)",
+                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(synchronousCandidates) replica(s)"
+                    + (synchronousCandidates < replicas.count ? " that may be synchronous (not nosync=true)" : ""),
                 at: origin,
-                hint: "lower it to at most \(replicas), or add replicas")
+                hint: "lower it to at most \(synchronousCandidates), or add replicas")
+        }
+        if let primaryHost, tag("nofailover", of: primaryHost) == .bool(true) {
+            throw InventoryError(
+                "the [master] host \(primaryHost) has nofailover=true in its patroni_tags, but it starts the cluster as its leader",
+                at: inventory.variables(for: primaryHost)[ClusterVariable.patroniTags.rawValue]?.origin
+                    ?? SourceLocation(file: inventory.path, line: 1),
+                hint: "put a host that may lead under [master]")
+        }
+        for balancer in balancerHosts {
+            for (key, value) in hostFlags[balancer]?.balancerTags ?? []
+            where !databaseHosts.contains(where: { tag(key, of: $0)?.text == value }) {
+                throw InventoryError(
+                    "balancer_tags of \(balancer) ask for \(key)=\(value), which no member's patroni_tags has: "
+                        + "its replica ports would route nowhere",
+                    at: inventory.variables(for: balancer)[ClusterVariable.balancerTags.rawValue]?.origin
+                        ?? SourceLocation(file: inventory.path, line: 1),
+                    hint: "add \(key)=\(value) to the patroni_tags of the replicas it should reach")
+            }
         }
         let allowEven = try reader.bool(.etcdAllowEvenMembers) ?? false
         let etcdLocation = inventory.groups["etcd_cluster"]?.location ?? SourceLocation(file: inventory.path, line: 1)

@@ -92,7 +92,20 @@ public struct ClusterModel: Sendable {
     /// The hosts marked `new_node=true`: those `keel add-node` adds when the command line names none.
     public var newHosts: [String] = []
 
+    /// Each host's own flags from its inventory line (its server name, Patroni tags, balancer tags), by inventory
+    /// name; hosts without any are not here.
+    public var hostFlags: [String: HostFlags] = [:]
+
     public func address(of host: String) -> String { addresses[host] ?? host }
+
+    /// The Patroni tag `name` of `member` as its patroni.yml holds it: the member's own, else Keel's default.
+    public func tag(_ name: String, of member: String) -> JSONValue? { patroniTags(of: member)[name] }
+
+    /// The tags of `member`'s patroni.yml: Patroni's standard tags off, then the member's own.
+    public func patroniTags(of member: String) -> [String: JSONValue] {
+        ["nofailover": .bool(false), "noloadbalance": .bool(false), "clonefrom": .bool(false), "nosync": .bool(false)]
+            .merging(hostFlags[member]?.patroniTags ?? [:]) { $1 }
+    }
 
     /// Every host of the cluster, each once, in inventory order of the groups.
     public var allHosts: [String] {

@@ -57,22 +57,23 @@ enum ClusterVariable: String, CaseIterable {
     case dataCopyTimeout = "keel_data_copy_timeout"
     /// A host's own flag: it joins the running cluster with `keel add-node` (postgresql_cluster's marker).
     case newNode = "new_node"
-
-    /// postgresql_cluster's per-host flags, accepted without being used.
-    static let ignored: Set<String> = [
-        "hostname", "postgresql_exists", "patroni_tags", "patroni_replicatefrom", "balancer_tags",
-        "bind_address",
-    ]
+    /// A host's own flags (see ``HostFlags``): the server's name, a member's Patroni tags and the member it streams
+    /// from, a balancer's replica tags; and the address its services listen on, which must be the host's address.
+    case hostname = "hostname"
+    case patroniTags = "patroni_tags"
+    case patroniReplicateFrom = "patroni_replicatefrom"
+    case balancerTags = "balancer_tags"
+    case bindAddress = "bind_address"
 
     /// Whether an inventory may hold `name`: a cluster setting, a connection setting or an accepted flag.
     static func isKnown(_ name: String) -> Bool {
-        ClusterVariable(rawValue: name) != nil || ConnectionVariable.all.contains(name) || ignored.contains(name)
+        ClusterVariable(rawValue: name) != nil || ConnectionVariable.all.contains(name)
             || Facts.ansibleNames.contains(name)
     }
 
     /// The known name closest to `name`, when it is close enough to be the intended one.
     static func suggestion(for name: String) -> String? {
-        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ignored + ReferenceVariable.names
+        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ReferenceVariable.names
         return known.map { ($0, distance(name, $0)) }.filter { $0.1 <= 3 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
     }
 

@@ -33,7 +33,6 @@ public enum ReferenceVariable {
     public static func explanation(of name: String, value: InventoryValue) -> String {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
         if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
-        if ClusterVariable.ignored.contains(name) { return "postgresql_cluster's host flag, not used by Keel" }
         if name == "inventory_hostname" || Facts.ansibleNames.contains(name) {
             return "Ansible's name for the host, or a fact of the host"
         }
@@ -128,6 +127,10 @@ public enum ReferenceVariable {
                 "vip_manager_ip", "vip_manager_mask", "vip_manager_package_repo", "vip_manager_version",
             ])
         add(.equivalent("Keel installs Debian's etcd-server package"), ["etcd_version"])
+        add(
+            .equivalent(
+                "Keel finds out itself whether PostgreSQL runs: on the [master] host a standalone one is taken over, "
+                    + "a member's data is kept"), ["postgresql_exists"])
         add(.equivalent("Keel names etcd's initial cluster token after the cluster"), ["etcd_cluster_name"])
         add(
             .equivalent("Keel talks to etcd over TLS with client certificates (etcd_tls_enable)"),

@@ -159,6 +159,7 @@ struct PatroniNodeRole: Role {
                 vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
             "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
             "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
+            "tags": .string(JSONValue.object(model.patroniTags(of: host.name)).yaml(indent: 2)),
             "vip_callback": .bool(vip != nil),
             "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),
             "tls_certificate": .string(TLSFiles.patroni.certificate), "tls_key": .string(TLSFiles.patroni.key),
