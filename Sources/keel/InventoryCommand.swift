@@ -27,7 +27,9 @@ struct InventoryCommand: AsyncParsableCommand {
             var text = ""
             for host in hosts {
                 for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
-                where seen.insert(name + " " + variable.origin.description).inserted {
+                where !Inventory.magicVariables.contains(name)
+                    && seen.insert(name + " " + variable.origin.description).inserted
+                {
                     let how = ReferenceVariable.explanation(of: name, value: variable.value)
                     text += "\(name) (\(variable.origin)): \(how)\n"
                 }
@@ -60,9 +62,11 @@ struct InventoryReport: Encodable {
             })
         hosts = Dictionary(
             uniqueKeysWithValues: selected.map { host in
-                let variables = inventory.variables(for: host).mapValues(\.value)
                 let masked = Dictionary(
-                    uniqueKeysWithValues: variables.map { name, value in (name, Variable.shown(value, name: name)) })
+                    uniqueKeysWithValues: inventory.variables(for: host).compactMap { name, variable in
+                        Inventory.magicVariables.contains(name)
+                            ? nil : (name, Variable.shown(variable.value, name: name))
+                    })
                 return (host, Host(groups: inventory.groups(of: host), vars: masked))
             })
     }

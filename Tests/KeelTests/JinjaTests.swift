@@ -125,3 +125,25 @@ extension JinjaTests {
         #expect(try pg2.string(["shared_buffers"]) == "250MB", "a variable of the inventory wins over a fact")
     }
 }
+
+extension JinjaTests {
+    @Test("Ansible's own variables: the host's name, its groups, and every group's hosts")
+    func magicVariables() throws {
+        let fixture = try InventoryFixture([
+            "hosts": "[etcd_cluster]\npg1\npg2\n\n[db]\npg1\npg2\n\n[lone]\nx1\n",
+            "group_vars/all.yml": """
+            endpoints: "{{ groups['etcd_cluster'] | join(',') }}"
+            count: "{{ groups.all | length }}"
+            mine: "{{ group_names | join(' ') }}"
+            name: "{{ inventory_hostname }}"
+            """,
+        ])
+        let inventory = try fixture.load("hosts")
+        let pg2 = VariableReader(host: "pg2", variables: inventory.variables(for: "pg2"))
+        #expect(try pg2.string(["endpoints"]) == "pg1,pg2")
+        #expect(try pg2.int(["count"]) == 3)
+        #expect(try pg2.string(["mine"]) == "db etcd_cluster")
+        #expect(try pg2.string(["name"]) == "pg2")
+        #expect(Inventory.magicVariables.isSubset(of: inventory.variables(for: "x1").keys))
+    }
+}

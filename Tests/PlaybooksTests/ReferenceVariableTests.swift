@@ -20,8 +20,7 @@ struct ReferenceVariableTests {
                 try ReferenceFiles.text(release, "vars/\(file).yml").write(
                     to: directory.appendingPathComponent("group_vars/all.yml"), atomically: true, encoding: .utf8)
                 let inventory = try Inventory.load(path: directory.appendingPathComponent("hosts").path)
-                var variables = inventory.variables(for: "h1")
-                variables["inventory_hostname"] = nil
+                let variables = inventory.variables(for: "h1").filter { !Inventory.magicVariables.contains($0.key) }
                 return (release, file, variables)
             }
         }
@@ -39,8 +38,7 @@ struct ReferenceVariableTests {
             try ReferenceFiles.inventoryWithHosts(release).write(toFile: path, atomically: true, encoding: .utf8)
             let inventory = try Inventory.load(path: path)
             for host in inventory.hostNames {
-                var variables = inventory.variables(for: host)
-                variables["inventory_hostname"] = nil
+                let variables = inventory.variables(for: host).filter { !Inventory.magicVariables.contains($0.key) }
                 files.append((release, "inventory", variables))
             }
         }

@@ -12,7 +12,6 @@ public enum ConnectionVariable {
     /// Set by Ansible, or meaningful only to it.
     static let ignored = [
         "ansible_connection", "ansible_become_method", "ansible_python_interpreter", "ansible_ssh_common_args",
-        "inventory_hostname",
     ]
 
     /// Every name above.

@@ -98,10 +98,20 @@ public struct Inventory: Sendable {
         resolved.merge(hosts[host]?.variables ?? [:]) { $1 }
         resolved.merge(hostVariableFiles[host] ?? [:]) { $1 }
         resolved.merge(extraVariables) { $1 }
-        resolved["inventory_hostname"] = Variable(
-            .string(host), at: hosts[host]?.location ?? SourceLocation(file: path, line: 0))
+        let here = hosts[host]?.location ?? SourceLocation(file: path, line: 0)
+        resolved["inventory_hostname"] = Variable(.string(host), at: here)
+        resolved["group_names"] = Variable(.list(memberships.filter { $0 != "all" }.map { .string($0) }), at: here)
+        resolved["groups"] = Variable(
+            .map(
+                Dictionary((["all"] + groupNames).map { ($0, hostNames(in: $0)) }) { first, _ in first }.mapValues {
+                    .list($0.map { .string($0) })
+                }), at: SourceLocation(file: path, line: 0))
         return resolved
     }
+
+    /// The variables Ansible sets for every host itself (its name, its groups, every group's hosts): Jinja may
+    /// refer to them; they are not settings.
+    public static let magicVariables: Set<String> = ["inventory_hostname", "group_names", "groups"]
 
     /// The inventory with `variables` over every other (later calls win).
     public func adding(extraVariables variables: [String: Variable]) -> Inventory {

@@ -68,7 +68,7 @@ enum ClusterVariable: String, CaseIterable {
     /// Whether an inventory may hold `name`: a cluster setting, a connection setting or an accepted flag.
     static func isKnown(_ name: String) -> Bool {
         ClusterVariable(rawValue: name) != nil || ConnectionVariable.all.contains(name)
-            || Facts.ansibleNames.contains(name)
+            || Facts.ansibleNames.contains(name) || Inventory.magicVariables.contains(name)
     }
 
     /// The known name closest to `name`, when it is close enough to be the intended one.

@@ -33,8 +33,8 @@ public enum ReferenceVariable {
     public static func explanation(of name: String, value: InventoryValue) -> String {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
         if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
-        if name == "inventory_hostname" || Facts.ansibleNames.contains(name) {
-            return "Ansible's name for the host, or a fact of the host"
+        if Inventory.magicVariables.contains(name) || Facts.ansibleNames.contains(name) {
+            return "Ansible's name for the host or its groups, or a fact of the host"
         }
         switch treatment(of: name) {
         case .equivalent(let how): return "done Keel's way: \(how)"
