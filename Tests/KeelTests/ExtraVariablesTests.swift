@@ -41,7 +41,7 @@ struct ExtraVariablesTests {
             }
         }
         #expect(error("oops")?.message == "'oops' in -e #1 is not NAME=VALUE")
-        #expect(error("@/nonexistent/vars.yml")?.message == "cannot read /nonexistent/vars.yml (-e #1)")
+        #expect(error("@/nonexistent/vars.yml")?.message == "cannot read variables file /nonexistent/vars.yml (-e #1)")
         let fixture = try InventoryFixture(["bad.yml": "a: 1\nb: [\n"])
         #expect(error("@" + fixture.path("bad.yml"))?.location?.file == fixture.path("bad.yml"))
     }

@@ -7,18 +7,7 @@ public enum ExtraVariables {
     public static func parse(_ argument: String, position: Int) throws(InventoryError) -> [String: Variable] {
         let place = "-e #\(position)"
         if argument.hasPrefix("@") {
-            let path = String(argument.dropFirst())
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw InventoryError("cannot read \(path) (\(place))", hint: "check the path after @")
-            }
-            guard
-                let root = try YAMLDocument.parse(try SourceText.decode(data, file: path), file: path, nodeDepth: 1)
-            else {
-                throw InventoryError(
-                    "\(path) holds no variables", at: SourceLocation(file: path, line: 1),
-                    hint: "fill it, or leave out -e @\(path)")
-            }
-            return try YAMLDocument.variables(in: root, file: path, context: "variables file \(path)")
+            return try Inventory.variables(fromFile: String(argument.dropFirst()), option: place)
         }
         let trimmed = argument.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") {

@@ -84,9 +84,13 @@ extension Inventory {
         return ["", "yml", "yaml", "json"].contains(suffix)
     }
 
-    private static func variables(fromFile path: String) throws(InventoryError) -> [String: Variable] {
+    /// The variables of the YAML (or JSON) file at `path`, which `option` names when a command-line option
+    /// (`-e #1`) gave it rather than the inventory's folders.
+    static func variables(fromFile path: String, option: String? = nil) throws(InventoryError) -> [String: Variable] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InventoryError("cannot read variables file \(path)")
+            throw InventoryError(
+                "cannot read variables file \(path)" + (option.map { " (\($0))" } ?? ""),
+                hint: option == nil ? nil : "check the path after @")
         }
         // Each variable keeps its line; what it holds is composed straight into its value.
         guard let root = try YAMLDocument.parse(try SourceText.decode(data, file: path), file: path, nodeDepth: 1)
@@ -94,7 +98,8 @@ extension Inventory {
             // An empty file (a failed copy, a truncated edit) would give every setting its default without a word.
             throw InventoryError(
                 "variables file \(path) holds no variables", at: SourceLocation(file: path, line: 1),
-                hint: "fill it, or remove it if it is meant to be empty")
+                hint: option == nil
+                    ? "fill it, or remove it if it is meant to be empty" : "fill it, or leave out -e @\(path)")
         }
         return try YAMLDocument.variables(in: root, file: path, context: "variables file \(path)")
     }
