@@ -21,6 +21,26 @@ struct PgBackRestRoleTests {
         #expect(commands[2].timeout == .seconds(90_000) && commands[2].command.hasPrefix("while systemctl is-active"))
     }
 
+    @Test("stanza-create waits while another pgBackRest process holds the lock (exit 50); other failures stop it")
+    func waitsForTheLock() throws {
+        let counter = FileManager.default.temporaryDirectory.appendingPathComponent("keel-lock-\(UUID().uuidString)")
+            .path
+        // Fails with `status` until it has run `failures` times, then succeeds.
+        func attempts(status: Int, failures: Int) throws -> (status: Int32, runs: Int) {
+            try "".write(toFile: counter, atomically: true, encoding: .utf8)
+            let command = "echo run >> \(counter); [ $(wc -l < \(counter)) -gt \(failures) ] || exit \(status)"
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+            shell.arguments = ["-c", PgBackRestFirstBackup.waitingForLock("sh -c '\(command)'")]
+            try shell.run()
+            shell.waitUntilExit()
+            let runs = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n").count
+            return (shell.terminationStatus, runs)
+        }
+        #expect(try attempts(status: 50, failures: 2) == (0, 3), "the lock held twice, then free")
+        #expect(try attempts(status: 1, failures: 2) == (1, 1), "another failure is not retried")
+    }
+
     @Test("the key a host accepts works from its peers' addresses only, and runs one plain pgbackrest command")
     func forcedCommand() throws {
         let (model, directory) = try ClusterModelTests().load(

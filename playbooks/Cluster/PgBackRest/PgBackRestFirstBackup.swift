@@ -21,7 +21,7 @@ struct PgBackRestFirstBackup: Role {
         let done = "\(pgbackrest) info | grep -q 'full backup:'"
         let unit = "keel-first-backup"
         Command(
-            "\(pgbackrest) stanza-create",
+            Self.waitingForLock("\(pgbackrest) stanza-create"),
             unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
         Command(
             "systemctl reset-failed \(unit) 2>/dev/null; systemd-run --quiet --unit=\(unit) "
@@ -32,5 +32,11 @@ struct PgBackRestFirstBackup: Role {
             "while systemctl is-active -q \(unit); do sleep 2; done; \(done) || "
                 + "{ journalctl -u \(unit) -n 20 --no-pager -o cat >&2; exit 1; }",
             unless: "\(elsewhere)\(done)", timeout: timeout)
+    }
+
+    /// `command` run again while pgBackRest refuses it for a lock another of its processes holds (exit 50: a run
+    /// that was killed left one running, a scheduled backup, a member's archiving), for up to five minutes.
+    static func waitingForLock(_ command: String) -> String {
+        "(for i in $(seq 300); do \(command) && exit 0; s=$?; [ $s = 50 ] || exit $s; sleep 1; done; exit 50)"
     }
 }
