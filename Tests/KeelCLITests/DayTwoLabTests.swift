@@ -11,6 +11,12 @@ extension LabTests {
     )
     func dayTwoFlows() async throws {
         let cluster = try LabClusterInventory()
+        var clock = ContinuousClock.now
+        /// Prints how long the phase ending now took, for the suite's time budget.
+        func phase(_ name: String) {
+            print("day-2 phase \(name): \(ContinuousClock.now - clock)")
+            clock = .now
+        }
         let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
         #expect(deploy.status == 0, "\(deploy.output)")
         try #require(deploy.status == 0)
@@ -20,11 +26,17 @@ extension LabTests {
         _ = try await appSQL(cluster, on: writerHost, "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
         try await startWriter(cluster, on: writerHost, seconds: 3600)
 
+        phase("deploy")
         try await addNode(cluster, leader: leader, writerHost: writerHost)
+        phase("add-node")
         try await growEtcd(cluster)
+        phase("etcd grown")
         try await removeNode(cluster, leader: leader, writerHost: writerHost)
+        phase("remove-node")
         try await shrinkEtcd(cluster)
+        phase("etcd shrunk")
         try await balancerFlows(cluster, writerHost: writerHost)
+        phase("balancers")
 
         _ = try await remote(cluster.path, writerHost, "touch /tmp/writer.stop")
         try await writerClean(cluster, writerHost, after: "the day-2 flows")
@@ -41,7 +53,9 @@ extension LabTests {
             acked.subtracting(stored).isEmpty,
             "acknowledged rows lost: \(acked.subtracting(stored).count) of \(acked.count)")
         try await restoreFlows(cluster, writerHost: writerHost)
+        phase("restores")
         try await removalFlows(cluster)
+        phase("removals and the reference's files")
     }
 
     /// Fails the test when the writer has seen an error so far, naming the step.
