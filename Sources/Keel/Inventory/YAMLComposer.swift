@@ -36,12 +36,16 @@ struct YAMLComposer {
         /// Composed into a value (below `nodeDepth`) rather than into nodes.
         var composesValue: Bool
         var nodes: [YAMLNode] = []
+        /// A sequence composed into a value: its items.
         var values: [InventoryValue] = []
-        /// A mapping composed into a value: its keys (`values` holds what each maps to).
-        var keys: [Key] = []
+        /// A mapping composed into a value: its entries so far, the key whose value comes next, and the mappings
+        /// its merge keys bring (merged when it closes: the keys written in it win).
+        var entries: [String: InventoryValue] = [:]
+        var pendingKey: Key?
+        var merged: [[String: InventoryValue]] = []
 
         /// The next item of a mapping composed into a value is a key.
-        var awaitsKey: Bool { isMapping && keys.count == values.count }
+        var awaitsKey: Bool { isMapping && pendingKey == nil }
     }
 
     let budget: Int
@@ -63,14 +67,16 @@ struct YAMLComposer {
     /// The document in `text`; nil when it is empty.
     static func compose(_ text: String, budget: Int, nodeDepth: Int) throws(Failure) -> YAMLNode? {
         var composer = YAMLComposer(budget: budget, nodeDepth: nodeDepth)
-        return try composer.run(Array(text.utf8))
+        var text = text
+        return try composer.run(&text)
     }
 
-    private mutating func run(_ bytes: [UInt8]) throws(Failure) -> YAMLNode? {
+    /// Composes `text` from its own UTF-8 storage (a large file is not copied).
+    private mutating func run(_ text: inout String) throws(Failure) -> YAMLNode? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw Failure(message: "out of memory", line: 1) }
         defer { yaml_parser_delete(&parser) }
-        let result: Result<YAMLNode?, Failure> = bytes.withUnsafeBufferPointer { buffer in
+        let result: Result<YAMLNode?, Failure> = text.withUTF8 { buffer in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
             do throws(Failure) {
@@ -102,20 +108,23 @@ struct YAMLComposer {
                 let scalar = event.data.scalar
                 let text = String(
                     decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
-                let node = YAMLNode(
-                    content: .scalar(
-                        text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.plain_implicit != 0),
-                    line: line)
+                let plain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.plain_implicit != 0
                 try count(1, line: line)
+                // Inside a value, most scalars need no node: they are a key or an item.
+                if scalar.anchor == nil, stack.last?.composesValue == true {
+                    try addScalar(text, plain: plain, line: line)
+                    continue
+                }
+                let node = YAMLNode(content: .scalar(text, plain: plain), line: line)
                 if let anchor = scalar.anchor { anchors[Self.string(anchor)] = (node, 1) }
-                add(node, size: 1)
+                try add(node, size: 1)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor)
                 guard let (node, size) = anchors[name] else {
                     throw Failure(message: "the alias *\(name) names no anchor (&\(name)) before it", line: line)
                 }
                 try count(size, line: line)
-                add(node, size: size, line: line)
+                try add(node, size: size, line: line)
             case YAML_SEQUENCE_START_EVENT:
                 try open(isMapping: false, line: line, anchor: event.data.sequence_start.anchor)
             case YAML_MAPPING_START_EVENT:
@@ -140,41 +149,76 @@ struct YAMLComposer {
     }
 
     private mutating func close() throws(Failure) {
-        let frame = stack.removeLast()
-        let content: YAMLNode.Content =
-            switch (frame.composesValue, frame.isMapping) {
-            case (true, true): .value(try Self.mapping(frame))
-            case (true, false): .value(.list(frame.values))
-            case (false, true): .mapping(try Self.entries(frame.nodes))
-            case (false, false): .sequence(frame.nodes)
-            }
+        var frame = stack.removeLast()
+        let content: YAMLNode.Content
+        switch (frame.composesValue, frame.isMapping) {
+        case (true, true):
+            for entries in frame.merged { frame.entries.merge(entries) { own, _ in own } }
+            content = .value(.map(frame.entries))
+        case (true, false): content = .value(.list(frame.values))
+        case (false, true): content = .mapping(try Self.entries(frame.nodes))
+        case (false, false): content = .sequence(frame.nodes)
+        }
         let node = YAMLNode(content: content, line: frame.line)
         if let anchor = frame.anchor { anchors[anchor] = (node, frame.size) }
-        add(node, size: frame.size)
+        try add(node, size: frame.size)
     }
 
     /// Adds `node` (standing for `size` nodes) to the open collection, or makes it the document; `line` is where
     /// an alias to it was written.
-    private mutating func add(_ node: YAMLNode, size: Int, line: Int? = nil) {
+    private mutating func add(_ node: YAMLNode, size: Int, line: Int? = nil) throws(Failure) {
         guard let frame = stack.last else {
             root = node
             return
         }
+        stack[stack.count - 1].size += size
         if frame.composesValue {
-            let index = stack.count - 1
-            if frame.awaitsKey {
-                let (text, plain) =
-                    if case .scalar(let text, let plain) = node.content { (text, plain) } else {
-                        (node.value.description, false)
-                    }
-                stack[index].keys.append(Key(text: text, line: line ?? node.line, merges: plain && text == "<<"))
+            if frame.awaitsKey, case .scalar(let text, let plain) = node.content {
+                stack[stack.count - 1].pendingKey = Key(
+                    text: text, line: line ?? node.line, merges: plain && text == "<<")
+            } else if frame.awaitsKey {
+                stack[stack.count - 1].pendingKey = Key(
+                    text: node.value.description, line: line ?? node.line, merges: false)
             } else {
-                stack[index].values.append(node.value)
+                try addValue(node.value)
             }
-            stack[index].size += size
         } else {
             stack[stack.count - 1].nodes.append(node)
-            stack[stack.count - 1].size += size
+        }
+    }
+
+    /// Adds a scalar without an anchor to the collection composed into a value: a key, or an item.
+    private mutating func addScalar(_ text: String, plain: Bool, line: Int) throws(Failure) {
+        let index = stack.count - 1
+        stack[index].size += 1
+        if stack[index].awaitsKey {
+            stack[index].pendingKey = Key(text: text, line: line, merges: plain && text == "<<")
+        } else {
+            try addValue(plain ? YAMLScalar.value(text) : .string(text))
+        }
+    }
+
+    /// Adds `value` to the collection composed into a value: an item of a sequence, or what its pending key maps
+    /// to (a merge key's mappings kept for the close; a key twice refused).
+    private mutating func addValue(_ value: InventoryValue) throws(Failure) {
+        let index = stack.count - 1
+        guard let key = stack[index].pendingKey else {
+            stack[index].values.append(value)
+            return
+        }
+        stack[index].pendingKey = nil
+        if key.merges {
+            switch value {
+            case .map(let entries): stack[index].merged.append(entries)
+            case .list(let list) where list.allSatisfy({ if case .map = $0 { true } else { false } }):
+                stack[index].merged += list.compactMap { if case .map(let entries) = $0 { entries } else { nil } }
+            default:
+                throw Failure(message: "a merge key (<<) takes a mapping or a list of mappings", line: key.line)
+            }
+            return
+        }
+        guard stack[index].entries.updateValue(value, forKey: key.text) == nil else {
+            throw Failure(message: "the same key appears twice in one mapping: \(key.text)", line: key.line)
         }
     }
 
@@ -239,29 +283,6 @@ struct YAMLComposer {
             }
         let sources = items.compactMap(mapping)
         return sources.count == items.count ? sources : nil
-    }
-
-    /// The value of a mapping composed into a value, merged and checked as `entries` does.
-    private static func mapping(_ frame: Frame) throws(Failure) -> InventoryValue {
-        var map = [String: InventoryValue](minimumCapacity: frame.keys.count)
-        var merged: [[String: InventoryValue]] = []
-        for (key, value) in zip(frame.keys, frame.values) {
-            if key.merges {
-                switch value {
-                case .map(let entries): merged.append(entries)
-                case .list(let list) where list.allSatisfy({ if case .map = $0 { true } else { false } }):
-                    merged += list.compactMap { if case .map(let entries) = $0 { entries } else { nil } }
-                default:
-                    throw Failure(message: "a merge key (<<) takes a mapping or a list of mappings", line: key.line)
-                }
-                continue
-            }
-            guard map.updateValue(value, forKey: key.text) == nil else {
-                throw Failure(message: "the same key appears twice in one mapping: \(key.text)", line: key.line)
-            }
-        }
-        for entries in merged { map.merge(entries) { own, _ in own } }
-        return .map(map)
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<UInt8>) -> String { String(cString: pointer) }
