@@ -73,13 +73,24 @@ extension LabTests {
         // etcd from Keel; then, as a postgresql_cluster deployment on Debian 12 would have it, Debian's Patroni.
         let etcd = try await KeelBinary.run(["deploy", "-i", cluster.path, "--tags", "etcd"])
         #expect(etcd.status == 0, "\(etcd.output)")
+        // The packages on the three hosts at once; then Patroni started on h1 first, so that it leads.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for host in ["h1", "h2", "h3"] {
+                group.addTask {
+                    _ = try await remote(
+                        cluster.path, host,
+                        "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-15 patroni >/dev/null"
+                            + " && pg_dropcluster --stop 15 main")
+                }
+            }
+            try await group.waitForAll()
+        }
         for (index, host) in ["h1", "h2", "h3"].enumerated() {
             let config = debianPatroniConfig(
                 host, "10.213.0.1\(index + 1)", superuser: superuser, replication: replication)
             _ = try await remote(
                 cluster.path, host,
-                "timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq --no-install-recommends postgresql-15 patroni >/dev/null"
-                    + " && pg_dropcluster --stop 15 main && printf '%s' \(shellQuote(config)) > /etc/patroni/config.yml"
+                "printf '%s' \(shellQuote(config)) > /etc/patroni/config.yml"
                     + " && chown postgres: /etc/patroni/config.yml && chmod 600 /etc/patroni/config.yml && systemctl restart patroni"
                     + " && for i in $(seq 120); do curl -sf -o /dev/null http://10.213.0.1\(index + 1):8008/health && exit 0; sleep 1; done; exit 1"
             )
