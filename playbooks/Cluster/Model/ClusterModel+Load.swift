@@ -73,17 +73,9 @@ extension ClusterModel {
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: master,
             balancerHosts: inventory.hostNames(in: "balancers"))
         for host in model.allHosts {
-            let address = try inventory.target(for: host).address
-            model.addresses[host] = address
-            let hostReader = VariableReader(host: host, variables: inventory.variables(for: host))
-            if try hostReader.bool(.newNode) == true { model.newHosts.append(host) }
-            if let bind = try hostReader.string(.bindAddress), !bind.isEmpty, bind != address {
-                throw InventoryError(
-                    "bind_address \(bind) of \(host) is not the address Keel reaches it at (\(address))",
-                    at: hostReader.origin(.bindAddress),
-                    hint:
-                        "Keel's services listen on the host's address: set ansible_host: \(bind), or remove bind_address"
-                )
+            model.addresses[host] = try inventory.target(for: host).address
+            if try VariableReader(host: host, variables: inventory.variables(for: host)).bool(.newNode) == true {
+                model.newHosts.append(host)
             }
         }
         model.hostFlags = try HostFlags.read(inventory, model: model)

@@ -19,12 +19,22 @@ public struct HostFlags: Sendable, Equatable {
             && lhs.balancerTags.elementsEqual(rhs.balancerTags) { $0 == $1 }
     }
 
-    /// Each host's flags, read and checked against the rest of `model` (hosts without any are left out).
+    /// Each host's flags, read and checked against the rest of `model` (hosts without any are left out); a
+    /// `bind_address` must be the host's address.
     static func read(_ inventory: Inventory, model: ClusterModel) throws(InventoryError) -> [String: HostFlags] {
         var flags: [String: HostFlags] = [:]
         var replicateFrom: [String: (String, SourceLocation?)] = [:]
         for host in model.allHosts {
             let reader = VariableReader(host: host, variables: inventory.variables(for: host))
+            let address = model.address(of: host)
+            if let bind = try reader.string(.bindAddress), !bind.isEmpty, bind != address {
+                throw InventoryError(
+                    "bind_address \(bind) of \(host) is not the address Keel reaches it at (\(address))",
+                    at: reader.origin(.bindAddress),
+                    hint:
+                        "Keel's services listen on the host's address: set ansible_host: \(bind), or remove bind_address"
+                )
+            }
             var hostFlags = HostFlags()
             if let name = try reader.string(.hostname), !name.isEmpty {
                 guard isServerName(name) else {
