@@ -110,7 +110,9 @@ struct HostPlayRun {
                 let fresh = try await probe(
                     Array(step.resource.affectsOtherResources ? steps[index...] : steps[index...index]))
                 let remaining = try step.resource.changes(from: fresh[0], on: context)
-                if !remaining.isEmpty && !step.resource.alwaysChanges {
+                // A wait that returned saw its condition hold; one that holds only for a moment (a replica's
+                // streaming while Patroni restarts it) must not fail the host when probed again.
+                if !remaining.isEmpty && !step.resource.alwaysChanges && !step.resource.isWait {
                     throw ResourceError(
                         "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))")
                 }
