@@ -271,6 +271,21 @@ extension RunnerTests {
         #expect(read("never") == nil)
     }
 
+    @Test("a wait whose condition held is ok, even when it no longer holds a moment later")
+    func momentaryWaitHolds() async throws {
+        // True on the condition's second evaluation only: false when planned, true in the wait, false afterwards.
+        let counter = "\(root)/evaluations"
+        let secondOnly = "n=$(cat \(counter) 2>/dev/null || echo 0); echo $((n + 1)) > \(counter); [ \"$n\" = 1 ]"
+        let playbook = Playbook("wait", summary: "a momentary condition") {
+            Play("wait", on: "alpha") { _ in
+                WaitFor(.command(secondOnly), timeout: .seconds(10), interval: .milliseconds(100))
+            }
+        }
+        let (recap, _) = try await run(playbook)
+        #expect(recap.hosts["alpha"] == Recap.Counts(ok: 1))
+        #expect(Int(read("evaluations")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 >= 2)
+    }
+
     @Test("a service notified for a reload and a restart restarts once, where it was first notified")
     func restartCoversReload() {
         let merged = Handler.merged([

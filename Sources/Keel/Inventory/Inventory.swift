@@ -46,6 +46,8 @@ public struct Inventory: Sendable {
     public let groupNames: [String]
     /// Each group's hosts, its descendants' included, in inventory order.
     private let members: [String: [String]]
+    /// `members` as Ansible's `groups` variable shows it, the same for every host.
+    private let groupsVariable: InventoryValue
 
     init(
         path: String, hostNames: [String], hosts: [String: Host], groups: [String: Group],
@@ -59,8 +61,10 @@ public struct Inventory: Sendable {
         self.hostVariableFiles = hostVariableFiles
         let depths = Dictionary(uniqueKeysWithValues: groups.keys.map { ($0, Self.depth(of: $0, in: groups)) })
         groupNames = groups.keys.sorted { (depths[$0]!, $0) < (depths[$1]!, $1) }
-        members = Dictionary(
+        let members = Dictionary(
             uniqueKeysWithValues: groups.keys.map { ($0, Self.members(of: $0, in: groups, hostNames: hostNames)) })
+        self.members = members
+        groupsVariable = .map(members.mapValues { .list($0.map { .string($0) }) })
     }
 
     /// Every group `host` belongs to, directly or through a parent, ordered as variables resolve (`all` first).
@@ -101,11 +105,7 @@ public struct Inventory: Sendable {
         let here = hosts[host]?.location ?? SourceLocation(file: path, line: 0)
         resolved["inventory_hostname"] = Variable(.string(host), at: here)
         resolved["group_names"] = Variable(.list(memberships.filter { $0 != "all" }.map { .string($0) }), at: here)
-        resolved["groups"] = Variable(
-            .map(
-                Dictionary((["all"] + groupNames).map { ($0, hostNames(in: $0)) }) { first, _ in first }.mapValues {
-                    .list($0.map { .string($0) })
-                }), at: SourceLocation(file: path, line: 0))
+        resolved["groups"] = Variable(groupsVariable, at: SourceLocation(file: path, line: 0))
         return resolved
     }
 

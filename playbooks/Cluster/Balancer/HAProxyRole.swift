@@ -17,8 +17,11 @@ struct HAProxyRole: Role {
     static let reloadScript = "/usr/local/lib/keel/haproxy-reload"
     static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: reloadScript)
 
+    /// HAProxy, and socat to carry its servers' state across a reload.
+    static let packages = ["haproxy", "socat"]
+
     var steps: [Step] {
-        Package("haproxy", "socat")
+        Package(Self.packages)
         Directory("/usr/local/lib/keel")
         Template("cluster/haproxy/reload", to: Self.reloadScript, mode: 0o755, values: values)
         if let tls = model.tls {

@@ -9,6 +9,7 @@ struct KeepalivedRole: Role {
     let vip: VIP
 
     static let configuration = "/etc/keepalived/keepalived.conf"
+    static let packages = ["keepalived"]
 
     /// Each balancer's VRRP priority: distinct, highest for the first balancer, so that a single backup takes over
     /// from a failed holder; a balancer added later ranks below those before it.
@@ -19,7 +20,7 @@ struct KeepalivedRole: Role {
     var steps: [Step] {
         get throws {
             let (interface, _) = try vip.binding(on: host, address: model.address(of: host.name))
-            Package("keepalived")
+            Package(Self.packages)
             Template(
                 "cluster/keepalived/keepalived.conf", to: Self.configuration, mode: 0o600,
                 values: [

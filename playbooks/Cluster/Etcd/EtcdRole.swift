@@ -6,9 +6,11 @@ struct EtcdRole: Role {
     let host: HostContext
     let model: ClusterModel
 
+    static let packages = ["etcd-server", "etcd-client"]
+
     var steps: [Step] {
         let restart = EtcdPlays.rollingRestart(model, host: host.name).handler
-        Package("etcd-server", "etcd-client")
+        Package(Self.packages)
         EtcdStandaloneReset()
         if model.etcdTLS, let tls = model.tls, let issued = tls.hosts[host.name] {
             TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [restart]).steps

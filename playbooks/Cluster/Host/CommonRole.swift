@@ -1,7 +1,8 @@
 import Keel
 
 /// Every host: its server name when the inventory gives one, base packages and the kernel settings the cluster
-/// needs; on the hosts that get PostgreSQL or pgBackRest, the PGDG repository when the inventory asks for it.
+/// needs; on the hosts that get PostgreSQL or pgBackRest, the PGDG repository when the inventory asks for it; then
+/// the packages of every role the host plays, in one transaction (see ``HostPackages``).
 struct CommonRole: Role {
     let host: HostContext
     let model: ClusterModel
@@ -20,6 +21,13 @@ struct CommonRole: Role {
         if let pgdg = model.pgdg, model.databaseHosts.contains(host.name) || host.name == model.backups?.repositoryHost
         {
             PGDGSource(repository: pgdg).steps
+        }
+        if model.databaseHosts.contains(host.name) {
+            MainClusterOff().steps
+        }
+        let packages = HostPackages.on(host.name, model)
+        if !packages.isEmpty {
+            Package(packages)
         }
     }
 }

@@ -12,18 +12,22 @@ struct PatroniNodeRole: Role {
     private var venv: String { "/opt/patroni/\(model.patroniVersion)" }
     private var restart: RollingRestart { PatroniRestarts.changedFiles(model, host: host.name) }
 
+    /// PostgreSQL from Debian (or PGDG) and the Python libraries Patroni uses from the system.
+    static func packages(_ model: ClusterModel) -> [String] {
+        [
+            "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd",
+            "python3-urllib3", "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil",
+            "python3-psutil", "python3-cdiff",
+        ]
+    }
+    /// What the VIP's helper runs, on a member that may hold the VIP (Type B).
+    static let vipPackages = ["iputils-arping", "sudo"]
+
     var steps: [Step] {
         get throws {
             let vip = try leaderVIP
-            Directory("/etc/postgresql-common")
-            File(
-                "/etc/postgresql-common/createcluster.conf",
-                content: "# Managed by Keel: Patroni creates the cluster.\ncreate_main_cluster = false\n")
-            Package(
-                "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2",
-                "python3-etcd",
-                "python3-urllib3", "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil",
-                "python3-psutil", "python3-cdiff")
+            MainClusterOff().steps
+            Package(Self.packages(model))
             Service("postgresql", state: .stopped, enabled: false)
             if model.upgradePatroni {
                 // The distribution's older Patroni stops if it runs, then goes (its configuration files stay): Keel's
@@ -74,7 +78,7 @@ struct PatroniNodeRole: Role {
             if let vip {
                 // Only root moves the address: postgres may run exactly `keel-vip up` and `keel-vip down` through
                 // sudo, so no capability reaches PostgreSQL, its backends or archive_command.
-                Package("iputils-arping", "sudo")
+                Package(Self.vipPackages)
                 Template(
                     "cluster/patroni/keel-vip", to: Self.vipHelper, mode: 0o755,
                     values: [

@@ -9,9 +9,12 @@ struct PgBackRestDatabaseRole: Role {
     let model: ClusterModel
     let backups: ClusterModel.Backups
 
+    /// pgBackRest, here and on the repository host.
+    static let packages = ["pgbackrest"]
+
     var steps: [Step] {
         get throws {
-            Package("pgbackrest")
+            Package(Self.packages)
             switch backups.repository {
             case .host(let repositoryHost, let databaseKey, let repositoryKey):
                 try SSHTrust(

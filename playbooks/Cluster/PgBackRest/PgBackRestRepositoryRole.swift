@@ -11,7 +11,7 @@ struct PgBackRestRepositoryRole: Role {
 
     var steps: [Step] {
         get throws {
-            Package("pgbackrest")
+            Package(PgBackRestDatabaseRole.packages)
             Group("pgbackrest")
             User("pgbackrest", group: "pgbackrest", home: "/home/pgbackrest")
             try SSHTrust(

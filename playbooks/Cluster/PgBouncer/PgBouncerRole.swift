@@ -5,8 +5,10 @@ struct PgBouncerRole: Role {
     let host: HostContext
     let model: ClusterModel
 
+    static let packages = ["pgbouncer"]
+
     var steps: [Step] {
-        Package("pgbouncer")
+        Package(Self.packages)
         Template(
             "cluster/pgbouncer/userlist.txt", to: "/etc/pgbouncer/userlist.txt", mode: 0o600, owner: "postgres",
             group: "postgres",
