@@ -102,12 +102,11 @@ extension LabTests {
         return try await KeelBinary.run(["exec", "-i", cluster.path, "--limit", node, "--", command]).output
     }
 
-    @Test(
-        "deploy (HAProxy + VIP + PgBouncer) on fresh hosts: leader, streaming replicas, data through the VIP, a full backup; the second deploy changes nothing; failover and rejoin; a partition loses no acknowledged row",
-        .lab(hosts: 5, fresh: true)
-    )
-    func deploy() async throws {
-        let cluster = try LabClusterInventory()
+    /// The first part of the day-2 test (which goes on with the same cluster): deploy (HAProxy + VIP + PgBouncer) on
+    /// fresh hosts: leader, streaming replicas, data through the VIP, TLS everywhere, a full backup; the second
+    /// deploy changes nothing; parameter changes applied (restarts one member at a time, the leader last); failover
+    /// and rejoin; a partition loses no acknowledged row.
+    func deployAndFailOver(_ cluster: LabClusterInventory) async throws {
         let inventory = cluster.path
         let events = inventory + ".events"
         let first = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
