@@ -66,7 +66,18 @@ struct YAMLComposer {
 
     /// The document in `text`; nil when it is empty.
     static func compose(_ text: String, budget: Int, nodeDepth: Int) throws(Failure) -> YAMLNode? {
-        var composer = YAMLComposer(budget: budget, nodeDepth: nodeDepth)
+        let composer = YAMLComposer(budget: budget, nodeDepth: nodeDepth)
+        // A variables file in the plain subset most are written in is read without libyaml (a bomb needs aliases,
+        // which it leaves to libyaml).
+        if nodeDepth == 1, let document = try? YAMLSubsetReader.read(text, maxDepth: composer.maxDepth) {
+            return document
+        }
+        return try composer.composeWithLibYAML(text)
+    }
+
+    /// The document in `text` composed from libyaml's events; nil when it is empty.
+    func composeWithLibYAML(_ text: String) throws(Failure) -> YAMLNode? {
+        var composer = self
         var text = text
         return try composer.run(&text)
     }
