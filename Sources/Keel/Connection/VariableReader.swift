@@ -23,7 +23,7 @@ public struct VariableReader: Sendable {
     public func lookup(_ names: [String]) throws(InventoryError) -> (name: String, variable: Variable)? {
         guard let (name, variable) = written(names) else { return nil }
         let value = try evaluated(name, variable, within: [])
-        return value == .null ? nil : (name, Variable(value, at: variable.origin))
+        return value == .null ? nil : (name, Variable(evaluated: value, at: variable.origin))
     }
 
     /// The value of `variable` with every template in it evaluated; `within` holds the variables being evaluated
@@ -31,7 +31,7 @@ public struct VariableReader: Sendable {
     private func evaluated(_ name: String, _ variable: Variable, within: Set<String>) throws(InventoryError)
         -> InventoryValue
     {
-        guard variable.value.holdsTemplate else { return variable.value }
+        guard variable.holdsTemplate else { return variable.value }
         let inside = within.union([name])
         let evaluator = JinjaEvaluator { other throws(JinjaError) in
             guard let found = variables[other] else { throw JinjaError.undefined(other) }

@@ -149,7 +149,9 @@ public struct Inventory: Sendable {
         let sources =
             groups.values.map(\.variables) + Array(groupVariableFiles.values) + hosts.values.map(\.variables)
             + Array(hostVariableFiles.values) + [extraVariables]
-        for variables in sources { variables.values.forEach { collect($0.value) } }
+        for variables in sources {
+            for variable in variables.values where variable.holdsTemplate { collect(variable.value) }
+        }
         return names.filter { name in texts.contains { $0.contains(name) } }.sorted()
     }
 

@@ -1,11 +1,22 @@
 /// A variable's value and where it was set, so every later error can point at the line to fix.
 public struct Variable: Sendable, Hashable {
-    public var value: InventoryValue
-    public var origin: SourceLocation
+    public let value: InventoryValue
+    public let origin: SourceLocation
+    /// Whether a string in the value holds Jinja still to evaluate: looked for once, not at every read of a large
+    /// value.
+    let holdsTemplate: Bool
 
     public init(_ value: InventoryValue, at origin: SourceLocation) {
         self.value = value
         self.origin = origin
+        holdsTemplate = value.holdsTemplate
+    }
+
+    /// A value whose templates were evaluated.
+    init(evaluated value: InventoryValue, at origin: SourceLocation) {
+        self.value = value
+        self.origin = origin
+        holdsTemplate = false
     }
 
     /// Whether the name says the value must never be shown (`***` in output): `…password…`, `…secret…`,
