@@ -26,7 +26,9 @@ struct ResourceTests {
         #expect(removal.map(\.summary) == ["remove telnet"])
     }
 
-    @Test("service: start, enable and daemon-reload only where needed; a missing unit is an error")
+    @Test(
+        "service: start, enable and daemon-reload only where needed; a missing unit is an error unless the service is to be stopped and disabled"
+    )
     func service() throws {
         let nginx = Service("nginx", state: .started, enabled: true)
         #expect(
@@ -43,6 +45,18 @@ struct ResourceTests {
         let stopped = try Service("postgresql", state: .stopped, enabled: false)
             .changes(from: ProbeOutput(text: "active=active\nenabled=enabled\nreload=no\nload=loaded"), on: host)
         #expect(stopped.flatMap(\.shown) == ["systemctl disable postgresql", "systemctl stop postgresql"])
+        let gone = Service("etcd", state: .stopped, enabled: false)
+        #expect(gone.description == "service etcd stopped and disabled")
+        // Purged with its package, or a changed unit that is stopped and disabled: nothing to reload or do.
+        #expect(
+            try gone.changes(from: ProbeOutput(text: "active=inactive\nenabled=\nload=not-found"), on: host).isEmpty)
+        #expect(
+            try gone.changes(
+                from: ProbeOutput(text: "active=inactive\nenabled=disabled\nreload=yes\nload=loaded"), on: host
+            ).isEmpty)
+        // A static unit cannot be disabled: asking for it every run would never converge.
+        #expect(
+            try gone.changes(from: ProbeOutput(text: "active=inactive\nenabled=static\nload=loaded"), on: host).isEmpty)
     }
 
     @Test("file: same checksum and attributes is converged; each difference is its own change")

@@ -1,4 +1,5 @@
-/// A systemd service: running or stopped, enabled at boot or not. Reloads systemd first when its unit changed.
+/// A systemd service: running or stopped, enabled at boot or not. Reloads systemd first when its unit changed. A
+/// service that must neither run nor be enabled is that already when its unit does not exist (its package purged).
 public struct Service: Resource {
     public enum State: Sendable { case started, stopped }
 
@@ -12,7 +13,14 @@ public struct Service: Resource {
         self.enabled = enabled
     }
 
-    public var description: String { "service \(name)" }
+    /// The service and the state it is brought to, such as "service etcd stopped and disabled".
+    public var description: String {
+        let wanted = [
+            state.map { $0 == .started ? "started" : "stopped" }, enabled.map { $0 ? "enabled" : "disabled" },
+        ]
+        .compactMap(\.self)
+        return wanted.isEmpty ? "service \(name)" : "service \(name) " + wanted.joined(separator: " and ")
+    }
 
     private var unitFile: String { name.contains(".") ? name : name + ".service" }
 
@@ -30,18 +38,22 @@ public struct Service: Resource {
         let fields = output.fields
         let unit = shellQuote(name)
         let unseen = fields["load"] == "not-found"
+        // Only a service that is to run or start at boot needs its unit, and systemd to have read it as it is.
+        let needsUnit = state == .started || enabled == true
         if unseen && fields["unitfile"] == nil {
+            guard needsUnit else { return [] }
             throw ResourceError(
                 "systemd has no unit \(name) on \(host.name); install its package or write its unit file first")
         }
         var changes: [Change] = []
-        if fields["reload"] == "yes" || unseen {
+        if needsUnit, fields["reload"] == "yes" || unseen {
             changes.append(Change("reload systemd units", .shell("systemctl daemon-reload")))
         }
         if let enabled {
-            let isEnabled = ["enabled", "enabled-runtime", "alias", "static", "indirect"].contains(
-                fields["enabled"] ?? "")
-            if enabled != isEnabled {
+            // A static or indirect unit starts only through another: enabled enough, and nothing to disable.
+            let isEnabled = ["enabled", "enabled-runtime"].contains(fields["enabled"] ?? "")
+            let cannotChange = ["alias", "static", "indirect"].contains(fields["enabled"] ?? "")
+            if enabled != isEnabled && !cannotChange {
                 changes.append(
                     Change(
                         enabled ? "enable" : "disable", .shell("systemctl \(enabled ? "enable" : "disable") \(unit)")))

@@ -94,18 +94,20 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in
-                ServiceGone("keepalived")
-                ServiceGone("haproxy")
+                Service("keepalived", state: .stopped, enabled: false)
+                Service("haproxy", state: .stopped, enabled: false)
             }
             Play("patroni stopped", on: model.pattern(model.databaseHosts)) { _ in
-                ServiceGone("patroni")
-                if model.pgbouncer { ServiceGone("pgbouncer") }
+                Service("patroni", state: .stopped, enabled: false)
+                if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
                 // Debian's own instance, which the deploy kept stopped.
-                ServiceGone("postgresql")
+                Service("postgresql", state: .stopped, enabled: false)
             }
             if let backups = model.backups {
                 Play("backup timers stopped", on: backups.repositoryHost ?? model.pattern(model.databaseHosts)) { _ in
-                    for type in ["full", "diff"] { ServiceGone("pgbackrest-\(backups.stanza)-\(type).timer") }
+                    for type in ["full", "diff"] {
+                        Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .stopped, enabled: false)
+                    }
                 }
                 Play(
                     deleteBackups ? "backups deleted" : "backups kept",
@@ -132,7 +134,9 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
                 Play("etcd marked for removal", on: model.pattern(model.etcdHosts)) { _ in
                     EtcdRemovalMarked(model: model)
                 }
-                Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in ServiceGone("etcd") }
+                Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in
+                    Service("etcd", state: .stopped, enabled: false)
+                }
             }
             Play("files removed", on: model.pattern(model.allHosts)) { host in
                 for path in ClusterRemovalSurvey.paths(
