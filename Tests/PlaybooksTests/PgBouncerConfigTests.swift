@@ -25,5 +25,6 @@ struct PgBouncerConfigTests {
             text.contains("[pgbouncer]\n; Where PgBouncer listens")
                 && text.contains("%include /etc/pgbouncer/listen.ini\n"))
         #expect(!text.contains("listen_addr") && text.contains("client_tls_sslmode = prefer\n"), "\(text)")
+        #expect(text.contains("\nserver_login_retry = 1\n"), "a restarted PostgreSQL is logged in to again after 1 s")
     }
 }
