@@ -69,6 +69,8 @@ struct PatroniAPI {
             + " | python3 -c \(shellQuote(check)) \(shellQuote(member)) \(model.maximumLagOnFailover)"
     }
 
-    /// Succeeds when the member is the primary, or a replica streaming WAL from it.
-    var inService: String { shows("/patroni", #""replication_state": "streaming""#, #""role": "primary""#) }
+    /// Succeeds when the member runs as the primary, or as a replica streaming WAL from it. Not `"role": "primary"`
+    /// in `/patroni`: a member whose PostgreSQL is stopped, starting or being rewound names there the role its data
+    /// directory last had, so a former primary rejoining as a replica would pass before it serves.
+    var inService: String { "( \(isPrimary) || \(shows("/patroni", #""replication_state": "streaming""#)) )" }
 }
