@@ -57,6 +57,19 @@ struct ClusterStatusTests {
             ])
     }
 
+    @Test("a member's state is what its own Patroni reports now, in the words of /cluster")
+    func ownState() {
+        func state(_ json: String) -> String? { ClusterStatus.ownState(Data(json.utf8)) }
+        #expect(state(#"{"state": "running", "role": "primary", "timeline": 2}"#) == "running")
+        #expect(state(#"{"state": "running", "role": "replica", "replication_state": "streaming"}"#) == "streaming")
+        #expect(
+            state(#"{"state": "running", "role": "replica", "replication_state": "in archive recovery"}"#) == "running")
+        // PostgreSQL down: Patroni names the role the data directory last had; the state tells.
+        #expect(state(#"{"state": "stopped", "role": "primary"}"#) == "stopped")
+        #expect(state(#"{"state": "starting", "role": "replica"}"#) == "starting")
+        #expect(state("curl: (7) Failed to connect") == nil)
+    }
+
     @Test("a replica lagging past maximum_lag_on_failover is named; a lag within it, or unknown, is not")
     func lag() throws {
         let (model, _) = try ClusterModelTests().load()

@@ -7,7 +7,7 @@ extension ClusterStatus {
     static let connectTimeout: Duration = .seconds(3)
 
     /// Reads the running cluster over SSH, every host at once: each database host's own Patroni (so a member
-    /// the DCS still lists but that no longer answers is seen), the members and etcd's health from the first that
+    /// the DCS still lists but that no longer answers is seen, and each member's state is what it reports now), the members and etcd's health from the first that
     /// answers, the backups from the repository (on the repository host, or on that member for a shared
     /// repository), and which hosts hold the VIP. The verdict follows in ``problems``.
     /// - Throws: ``StatusError`` when no database host answers.
@@ -27,13 +27,15 @@ extension ClusterStatus {
         }
         var status: ClusterStatus?
         var unconfirmed: [String: String] = [:]
+        var ownStates: [String: String] = [:]
         // With a shared repository every member has the backup timers; the one that is the primary backs up.
         var runs: [BackupStatus.ScheduledRun] = []
         for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
-            case .done(let read, _):
+            case .done(let (read, ownState), _):
                 if status == nil { status = read }
                 if let reason = read.unconfirmed[host] { unconfirmed[host] = reason }
+                ownStates[host] = ownState
                 runs += read.backups?.runs ?? []
             case .unreachable(let error): unconfirmed[host] = "unreachable: \(error)"
             case .failed(let error): unconfirmed[host] = "\(error)"
@@ -45,6 +47,9 @@ extension ClusterStatus {
                     + hosts.map { "\($0): \(unconfirmed[$0] ?? "no answer")" }.joined(separator: "\n"))
         }
         status.unconfirmed = unconfirmed
+        for index in status.members.indices {
+            if let state = ownStates[status.members[index].name] { status.members[index].state = state }
+        }
         status.backups?.runs = runs
         status.vipHolders = try await vipHolders
         if let (backups, error) = await repository {

@@ -4,7 +4,7 @@ import Keel
 /// The cluster as it runs now: Patroni members with role, state, timeline and lag, etcd's health, the VIP's holder
 /// and the backups — read over SSH (Patroni's REST API, `etcdctl`, `pgbackrest info`), not from the inventory.
 public struct ClusterStatus: Codable, Sendable {
-    /// A member as Patroni's `/cluster` lists it.
+    /// A member as Patroni's `/cluster` lists it, with the state its own Patroni reports when it answers.
     public struct Member: Codable, Sendable {
         public var name: String
         public var role: String
@@ -82,8 +82,11 @@ public struct ClusterStatus: Codable, Sendable {
     public var restoreUnfinished = false
 
     /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
-    /// and etcd's health; `unconfirmed` names `host` when its own Patroni does not answer.
-    static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> ClusterStatus {
+    /// and etcd's health, with `host`'s state as its own Patroni reports it now (``ownState(_:)``); `unconfirmed`
+    /// names `host` when its own Patroni does not answer.
+    static func read(_ model: ClusterModel, host: String, transport: any Transport) async throws -> (
+        status: ClusterStatus, ownState: String?
+    ) {
         let api = PatroniAPI(model, member: host)
         async let own = transport.run(api.get("/patroni"), timeout: .seconds(5))
         async let health = transport.run(
@@ -107,8 +110,29 @@ public struct ClusterStatus: Codable, Sendable {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished
         }
-        if try await !own.succeeded { status.unconfirmed[host] = "its Patroni does not answer" }
-        return status
+        let answer = try await own
+        guard answer.succeeded, let state = ownState(Data(answer.stdout)) else {
+            status.unconfirmed[host] = "its Patroni does not answer"
+            return (status, nil)
+        }
+        return (status, state)
+    }
+
+    /// A member's state from its own Patroni's `/patroni`, in the words of `/cluster`: "streaming" for a replica
+    /// that streams WAL, else Patroni's state ("running", "starting", "stopped"…). The DCS lists what the member
+    /// last published, up to a Patroni loop ago: a member whose PostgreSQL has just stopped still shows there as
+    /// streaming. Nil when the answer cannot be read.
+    static func ownState(_ json: Data) -> String? {
+        struct Own: Decodable {
+            var state: String
+            var replicationState: String?
+            enum CodingKeys: String, CodingKey {
+                case state
+                case replicationState = "replication_state"
+            }
+        }
+        guard let own = try? JSONDecoder().decode(Own.self, from: json) else { return nil }
+        return own.state == "running" && own.replicationState == "streaming" ? "streaming" : own.state
     }
 
     /// Why the cluster is degraded, by what was read; empty when it is healthy.
