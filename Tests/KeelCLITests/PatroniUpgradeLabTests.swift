@@ -55,9 +55,9 @@ extension LabTests {
         """
     }
 
-    /// Waits up to a minute for the PostgreSQL of `host` to accept connections on its socket. Patroni may still
-    /// restart a member just after the deploy (seen once in CI, cause not pinned down): the wait and the member's
-    /// Patroni log are printed, so that a member still down fails the read that follows with that record.
+    /// Waits up to a minute for the PostgreSQL of `host` to accept connections on its socket. Once in CI a member
+    /// was down just after the deploy (likely a former primary still rejoining, which `inService` now waits for):
+    /// any wait is printed with the member's Patroni log, and a member still down fails the read that follows.
     private func awaitPostgreSQL(_ inventory: String, on host: String) async throws {
         let waited = try await remote(
             inventory, host,

@@ -7,9 +7,9 @@ extension ClusterStatus {
     static let connectTimeout: Duration = .seconds(3)
 
     /// Reads the running cluster over SSH, every host at once: each database host's own Patroni (so a member
-    /// the DCS still lists but that no longer answers is seen, and each member's state is what it reports now), the members and etcd's health from the first that
-    /// answers, the backups from the repository (on the repository host, or on that member for a shared
-    /// repository), and which hosts hold the VIP. The verdict follows in ``problems``.
+    /// the DCS still lists but that no longer answers is seen, and each member's state is what it reports now),
+    /// the members and etcd's health from the first that answers, the backups from the repository (on the
+    /// repository host, or on that member for a shared repository), and which hosts hold the VIP. The verdict follows in ``problems``.
     /// - Throws: ``StatusError`` when no database host answers.
     public static func gather(
         _ model: ClusterModel, inventory: Inventory, connection: ConnectionOptions, forks: Int
