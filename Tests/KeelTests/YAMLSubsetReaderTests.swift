@@ -86,6 +86,22 @@ struct YAMLSubsetReaderTests {
         }
     }
 
+    @Test("a long quoted line full of escapes or doubled quotes is read in linear time")
+    func escapesAreLinear() throws {
+        let clock = ContinuousClock()
+        let escapes = "a: \"" + String(repeating: "\\n", count: 350_000) + "\"\n"
+        let quotes = "a: '" + String(repeating: "''", count: 500_000) + "'\n"
+        let cases = [
+            (escapes, String(repeating: "\n", count: 350_000)), (quotes, String(repeating: "'", count: 500_000)),
+        ]
+        for (text, expected) in cases {
+            let started = clock.now
+            let node = try YAMLSubsetReader.read(text, maxDepth: 256)
+            #expect(clock.now - started < .seconds(2))
+            #expect(node.value == .map(["a": .string(expected)]))
+        }
+    }
+
     @Test("nesting deeper than the bound is left to libyaml, which refuses it")
     func depthBound() {
         let deep = "a: " + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "\n"

@@ -1,10 +1,14 @@
+import Synchronization
+
 /// Reads typed values out of a host's resolved variables, failing with the file and line of a wrong value.
 ///
 /// Each accessor takes the names a setting goes by, first match wins (`["keel_port", "ansible_port"]`). Jinja in a
-/// value (`"{{ patroni_cluster_name }}"`) is evaluated when the value is read, against the host's variables.
+/// value (`"{{ patroni_cluster_name }}"`) is evaluated when the value is read, against the host's variables, once
+/// per variable and reader, within a ``JinjaBudget`` per read.
 public struct VariableReader: Sendable {
     public let host: String
     public let variables: [String: Variable]
+    private let evaluatedValues = EvaluatedValues()
 
     public init(host: String, variables: [String: Variable]) {
         self.host = host
@@ -22,22 +26,23 @@ public struct VariableReader: Sendable {
     /// The first of `names` that is set, its Jinja evaluated, with the name it was found under.
     public func lookup(_ names: [String]) throws(InventoryError) -> (name: String, variable: Variable)? {
         guard let (name, variable) = written(names) else { return nil }
-        let value = try evaluated(name, variable, within: [])
+        let value = try evaluated(name, variable, within: [], budget: JinjaBudget())
         return value == .null ? nil : (name, Variable(evaluated: value, at: variable.origin))
     }
 
     /// The value of `variable` with every template in it evaluated; `within` holds the variables being evaluated
     /// around it, so that one referring to itself is refused.
-    private func evaluated(_ name: String, _ variable: Variable, within: Set<String>) throws(InventoryError)
-        -> InventoryValue
+    private func evaluated(_ name: String, _ variable: Variable, within: Set<String>, budget: JinjaBudget)
+        throws(InventoryError) -> InventoryValue
     {
         guard variable.holdsTemplate else { return variable.value }
+        if let known = evaluatedValues[name] { return known }
         let inside = within.union([name])
-        let evaluator = JinjaEvaluator { other throws(JinjaError) in
+        let evaluator = JinjaEvaluator(budget: budget) { other throws(JinjaError) in
             guard let found = variables[other] else { throw JinjaError.undefined(other) }
             guard !inside.contains(other) else { throw JinjaError("'\(other)' refers to itself") }
             do throws(InventoryError) {
-                return try evaluated(other, found, within: inside)
+                return try evaluated(other, found, within: inside, budget: budget)
             } catch {
                 throw JinjaError("\(other) (\(found.origin)): \(error.message)")
             }
@@ -57,7 +62,9 @@ public struct VariableReader: Sendable {
             }
         }
         do {
-            return try render(variable.value)
+            let value = try render(variable.value)
+            evaluatedValues[name] = value
+            return value
         } catch {
             throw InventoryError(
                 "\(name) for host \(host) cannot be evaluated: \(error.message)", at: variable.origin,
@@ -124,6 +131,16 @@ public struct VariableReader: Sendable {
         return InventoryError(
             "\(name) for host \(host) must be \(expected), not \(variable.value.kind) \(shown)", at: variable.origin,
             hint: "fix the value of \(name) at that line")
+    }
+}
+
+/// The values a reader's variables evaluated to, shared by its copies: each variable is evaluated once.
+private final class EvaluatedValues: Sendable {
+    private let values = Mutex<[String: InventoryValue]>([:])
+
+    subscript(name: String) -> InventoryValue? {
+        get { values.withLock { $0[name] } }
+        set { values.withLock { $0[name] = newValue } }
     }
 }
 

@@ -524,27 +524,31 @@ struct YAMLSubsetReader {
     /// the escapes `\\ \" \/ \n \t \r`.
     private func quoted(_ start: Int, _ line: Line) throws(Unsupported) -> (text: String, end: Int) {
         let quote = bytes[start]
-        var unescaped: [UInt8]?
+        var unescaped: [UInt8] = []  // appended in place: a copy at each escape is quadratic on a long line
+        var escaped = false
         var run = start + 1
         var cursor = run
         while cursor < line.end {
             let byte = bytes[cursor]
             if byte == quote {
                 if quote == Self.singleQuote && cursor + 1 < line.end && bytes[cursor + 1] == Self.singleQuote {
-                    unescaped = (unescaped ?? []) + bytes[run...cursor]
+                    unescaped += bytes[run...cursor]
+                    escaped = true
                     cursor += 2
                     run = cursor
                     continue
                 }
-                guard var text = unescaped else { return (string(run, cursor), cursor + 1) }
-                text += bytes[run..<cursor]
-                return (String(decoding: text, as: UTF8.self), cursor + 1)
+                guard escaped else { return (string(run, cursor), cursor + 1) }
+                unescaped += bytes[run..<cursor]
+                return (String(decoding: unescaped, as: UTF8.self), cursor + 1)
             }
             if quote == Self.doubleQuote && byte == UInt8(ascii: "\\") {
                 guard cursor + 1 < line.end, let replacement = Self.escapes[bytes[cursor + 1]] else {
                     throw Unsupported()
                 }
-                unescaped = (unescaped ?? []) + bytes[run..<cursor] + [replacement]
+                unescaped += bytes[run..<cursor]
+                unescaped.append(replacement)
+                escaped = true
                 cursor += 2
                 run = cursor
                 continue

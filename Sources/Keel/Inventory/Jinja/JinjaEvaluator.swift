@@ -4,9 +4,17 @@ import Foundation
 /// attributes, subscripts, arithmetic, comparisons, `and`/`or`/`not`, `x if c else y`, string methods (`split`,
 /// `lower`, `upper`, `strip`, `replace`, `startswith`, `endswith`) and filters (`default`/`d`, `int`, `float`,
 /// `string`, `bool`, `lower`, `upper`, `trim`, `replace`, `join`, `length`, `first`, `last`).
+///
+/// Every evaluation is bounded by a ``JinjaBudget``: depth, steps, and the length of the texts it builds.
 struct JinjaEvaluator {
     /// The value of a variable, its own templates evaluated; throws ``JinjaError/undefined(_:)`` when unset.
     let lookup: (String) throws(JinjaError) -> InventoryValue
+    let budget: JinjaBudget
+
+    init(budget: JinjaBudget = JinjaBudget(), lookup: @escaping (String) throws(JinjaError) -> InventoryValue) {
+        self.budget = budget
+        self.lookup = lookup
+    }
 
     /// The value of `text`: a single `{{ … }}` keeps its type, anything else becomes text.
     func render(_ text: String) throws(JinjaError) -> InventoryValue {
@@ -20,8 +28,8 @@ struct JinjaEvaluator {
     private func render(_ nodes: [JinjaTemplate.Node], into output: inout String) throws(JinjaError) {
         for node in nodes {
             switch node {
-            case .text(let text): output += text
-            case .expression(let expression): output += Self.text(try evaluate(expression))
+            case .text(let text): try Self.append(text, to: &output)
+            case .expression(let expression): try Self.append(Self.text(try evaluate(expression)), to: &output)
             case .conditional(let branches):
                 for branch in branches {
                     if let condition = branch.condition, !Self.truth(try evaluate(condition)) { continue }
@@ -32,7 +40,14 @@ struct JinjaEvaluator {
         }
     }
 
+    private static func append(_ text: String, to output: inout String) throws(JinjaError) {
+        try JinjaBudget.check(length: output.utf8.count + text.utf8.count)
+        output += text
+    }
+
     func evaluate(_ expression: JinjaExpression) throws(JinjaError) -> InventoryValue {
+        try budget.enter()
+        defer { budget.leave() }
         switch expression {
         case .literal(let value): return value
         case .list(let items):
@@ -51,7 +66,7 @@ struct JinjaEvaluator {
         case .unary("not", let operand): return .bool(!Self.truth(try evaluate(operand)))
         case .unary(_, let operand):
             switch try evaluate(operand) {
-            case .int(let number): return .int(-number)
+            case .int(let number): return .int(try Self.checked("-", 0.subtractingReportingOverflow(number)))
             case .double(let number): return .double(-number)
             case let other: throw JinjaError("cannot negate \(other.kind)")
             }
@@ -110,7 +125,7 @@ struct JinjaEvaluator {
         case ("lower", 0): return .string(text.lowercased())
         case ("upper", 0): return .string(text.uppercased())
         case ("strip", 0): return .string(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        case ("replace", 2): return .string(text.replacingOccurrences(of: strings[0], with: strings[1]))
+        case ("replace", 2): return .string(try Self.replacing(strings[0], with: strings[1], in: text))
         case ("startswith", 1): return .bool(text.hasPrefix(strings[0]))
         case ("endswith", 1): return .bool(text.hasSuffix(strings[0]))
         default: throw JinjaError("the method \(method)() with \(strings.count) argument(s) is not supported")
@@ -143,9 +158,13 @@ struct JinjaEvaluator {
         case ("upper", _): return .string(Self.text(value).uppercased())
         case ("trim", _): return .string(Self.text(value).trimmingCharacters(in: .whitespacesAndNewlines))
         case ("replace", _) where given.count == 2:
-            return .string(Self.text(value).replacingOccurrences(of: Self.text(given[0]), with: Self.text(given[1])))
+            return .string(try Self.replacing(Self.text(given[0]), with: Self.text(given[1]), in: Self.text(value)))
         case ("join", .list(let items)):
-            return .string(items.map(Self.text).joined(separator: given.first.map(Self.text) ?? ""))
+            let texts = items.map(Self.text)
+            let separator = given.first.map(Self.text) ?? ""
+            try JinjaBudget.check(
+                length: texts.reduce(0) { $0 + $1.utf8.count } + max(texts.count - 1, 0) * separator.utf8.count)
+            return .string(texts.joined(separator: separator))
         case ("length", .list(let items)), ("count", .list(let items)): return .int(items.count)
         case ("length", .map(let entries)), ("count", .map(let entries)): return .int(entries.count)
         case ("length", .string(let text)), ("count", .string(let text)): return .int(text.count)
@@ -164,20 +183,25 @@ struct JinjaEvaluator {
         throws(JinjaError) -> InventoryValue
     {
         switch (symbol, left, right) {
-        case ("~", _, _): return .string(text(left) + text(right))
+        case ("~", _, _): return .string(try concatenated(text(left), text(right)))
         case ("==", _, _): return .bool(equal(left, right))
         case ("!=", _, _): return .bool(!equal(left, right))
         case ("in", _, .string(let text)): return .bool(text.contains(Self.text(left)))
         case ("in", _, .list(let items)): return .bool(items.contains { equal($0, left) })
         case ("in", _, .map(let entries)): return .bool(entries[text(left)] != nil)
-        case ("+", .string(let a), .string(let b)): return .string(a + b)
-        case ("+", .list(let a), .list(let b)): return .list(a + b)
-        case ("+", .int(let a), .int(let b)): return .int(a &+ b)
-        case ("-", .int(let a), .int(let b)): return .int(a &- b)
-        case ("*", .int(let a), .int(let b)): return .int(a &* b)
+        case ("+", .string(let a), .string(let b)): return .string(try concatenated(a, b))
+        case ("+", .list(let a), .list(let b)):
+            try JinjaBudget.check(length: a.count + b.count)
+            return .list(a + b)
+        case ("+", .int(let a), .int(let b)): return .int(try checked(symbol, a.addingReportingOverflow(b)))
+        case ("-", .int(let a), .int(let b)): return .int(try checked(symbol, a.subtractingReportingOverflow(b)))
+        case ("*", .int(let a), .int(let b)): return .int(try checked(symbol, a.multipliedReportingOverflow(by: b)))
         case ("//", .int(let a), .int(let b)) where b != 0:
-            return .int(Int((Double(a) / Double(b)).rounded(.down)))
-        case ("%", .int(let a), .int(let b)) where b != 0: return .int(((a % b) + b) % b)
+            let quotient = try checked(symbol, a.dividedReportingOverflow(by: b))
+            return .int(quotient * b != a && (a < 0) != (b < 0) ? quotient - 1 : quotient)
+        case ("%", .int(let a), .int(let b)) where b != 0:
+            let remainder = try checked(symbol, a.remainderReportingOverflow(dividingBy: b))
+            return .int(remainder != 0 && (remainder < 0) != (b < 0) ? remainder + b : remainder)
         default: break
         }
         guard let a = number(left), let b = number(right) else {
@@ -195,6 +219,31 @@ struct JinjaEvaluator {
         case ">=": return .bool(a >= b)
         default: throw JinjaError("cannot apply '\(symbol)' to \(a) and \(b)")
         }
+    }
+
+    /// The result of integer arithmetic, or an error where Python's unbounded integers would leave 64 bits
+    /// (never a silent wrap into a value that looks valid).
+    private static func checked(_ symbol: String, _ result: (partialValue: Int, overflow: Bool)) throws(JinjaError)
+        -> Int
+    {
+        guard !result.overflow else { throw JinjaError("'\(symbol)' gives an integer beyond 64 bits") }
+        return result.partialValue
+    }
+
+    private static func concatenated(_ left: String, _ right: String) throws(JinjaError) -> String {
+        try JinjaBudget.check(length: left.utf8.count + right.utf8.count)
+        return left + right
+    }
+
+    /// `text` with every `target` replaced, its length checked before it is built.
+    private static func replacing(_ target: String, with replacement: String, in text: String) throws(JinjaError)
+        -> String
+    {
+        guard !target.isEmpty else { return text }
+        let occurrences = text.components(separatedBy: target).count - 1
+        try JinjaBudget.check(
+            length: text.utf8.count + occurrences * (replacement.utf8.count - target.utf8.count))
+        return text.replacingOccurrences(of: target, with: replacement)
     }
 
     private static func equal(_ left: InventoryValue, _ right: InventoryValue) -> Bool {

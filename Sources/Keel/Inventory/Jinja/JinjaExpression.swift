@@ -16,7 +16,11 @@ indirect enum JinjaExpression: Equatable {
 
     /// Parses `text` whole.
     static func parse(_ text: String) throws(JinjaError) -> JinjaExpression {
-        var parser = Parser(tokens: try Token.scan(text))
+        let tokens = try Token.scan(text)
+        guard tokens.count <= JinjaBudget.maxTokens else {
+            throw JinjaError("an expression of more than \(JinjaBudget.maxTokens) tokens")
+        }
+        var parser = Parser(tokens: tokens)
         let expression = try parser.expression()
         guard parser.position == parser.tokens.count else {
             throw JinjaError("unexpected '\(parser.tokens[parser.position].text)'")
@@ -100,6 +104,20 @@ indirect enum JinjaExpression: Equatable {
     struct Parser {
         let tokens: [Token]
         var position = 0
+        /// How deeply the parser has recursed: `(`, `[`, `not`, unary minus and `else` each go one level down.
+        private var depth = 0
+
+        init(tokens: [Token]) { self.tokens = tokens }
+
+        /// Parses one level further down, refusing to go beyond ``JinjaBudget/maxDepth``.
+        private mutating func nested(_ parse: (inout Parser) throws(JinjaError) -> JinjaExpression)
+            throws(JinjaError) -> JinjaExpression
+        {
+            depth += 1
+            defer { depth -= 1 }
+            try JinjaBudget.check(depth: depth)
+            return try parse(&self)
+        }
 
         private var next: Token? { position < tokens.count ? tokens[position] : nil }
 
@@ -116,10 +134,13 @@ indirect enum JinjaExpression: Equatable {
         }
 
         mutating func expression() throws(JinjaError) -> JinjaExpression {
-            let value = try or()
-            guard take("if") else { return value }
-            let condition = try or()
-            return .conditional(value, condition: condition, otherwise: take("else") ? try expression() : nil)
+            try nested { parser throws(JinjaError) in
+                let value = try parser.or()
+                guard parser.take("if") else { return value }
+                let condition = try parser.or()
+                let otherwise = parser.take("else") ? try parser.expression() : nil
+                return .conditional(value, condition: condition, otherwise: otherwise)
+            }
         }
 
         /// Operands of the next level joined by any of `symbols`, from the left.
@@ -140,7 +161,7 @@ indirect enum JinjaExpression: Equatable {
         }
 
         private mutating func not() throws(JinjaError) -> JinjaExpression {
-            take("not") ? .unary("not", try not()) : try comparison()
+            take("not") ? .unary("not", try nested { parser throws(JinjaError) in try parser.not() }) : try comparison()
         }
 
         private mutating func comparison() throws(JinjaError) -> JinjaExpression {
@@ -170,7 +191,7 @@ indirect enum JinjaExpression: Equatable {
         }
 
         private mutating func unary() throws(JinjaError) -> JinjaExpression {
-            take("-") ? .unary("-", try unary()) : try filtered()
+            take("-") ? .unary("-", try nested { parser throws(JinjaError) in try parser.unary() }) : try filtered()
         }
 
         private mutating func filtered() throws(JinjaError) -> JinjaExpression {

@@ -33,7 +33,7 @@ struct JinjaTemplate: Equatable {
 
     init(_ text: String) throws(JinjaError) {
         var pieces = try Self.pieces(of: text)[...]
-        nodes = try Self.nodes(&pieces, closing: [])
+        nodes = try Self.nodes(&pieces, closing: [], depth: 0)
         guard pieces.isEmpty else { throw JinjaError("'{% \(pieces.first!.text) %}' has no opening '{% if %}'") }
     }
 
@@ -55,7 +55,7 @@ struct JinjaTemplate: Equatable {
         var rest = Substring(text)
         var trimNext = false
         while !rest.isEmpty {
-            let open = ["{{", "{%", "{#"].compactMap { rest.range(of: $0) }.min { $0.lowerBound < $1.lowerBound }
+            let open = opening(in: rest)
             var literal = String(rest[..<(open?.lowerBound ?? rest.endIndex)])
             if trimNext { literal = String(literal.drop(while: \.isWhitespace)) }
             guard let open else {
@@ -85,9 +85,26 @@ struct JinjaTemplate: Equatable {
         return pieces
     }
 
-    private static func nodes(_ pieces: inout ArraySlice<Piece>, closing: Set<String>) throws(JinjaError)
-        -> [Node]
+    /// The first `{{`, `{%` or `{#` in `text`, found in one pass (searching for each of them in the rest of the
+    /// text at every piece is quadratic on a long value).
+    private static func opening(in text: Substring) -> Range<Substring.Index>? {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while let brace = bytes[index...].firstIndex(of: UInt8(ascii: "{")) {
+            let after = bytes.index(after: brace)
+            guard after < bytes.endIndex else { return nil }
+            if [UInt8(ascii: "{"), UInt8(ascii: "%"), UInt8(ascii: "#")].contains(bytes[after]) {
+                return brace..<bytes.index(after: after)
+            }
+            index = after
+        }
+        return nil
+    }
+
+    private static func nodes(_ pieces: inout ArraySlice<Piece>, closing: Set<String>, depth: Int)
+        throws(JinjaError) -> [Node]
     {
+        try JinjaBudget.check(depth: depth)
         var nodes: [Node] = []
         while let piece = pieces.first {
             switch piece.kind {
@@ -108,7 +125,7 @@ struct JinjaTemplate: Equatable {
                 var branches: [Branch] = []
                 var condition: JinjaExpression? = try JinjaExpression.parse(String(piece.text.dropFirst(2)))
                 while true {
-                    let body = try Self.nodes(&pieces, closing: ["elif", "else", "endif"])
+                    let body = try Self.nodes(&pieces, closing: ["elif", "else", "endif"], depth: depth + 1)
                     branches.append(Branch(condition: condition, body: body))
                     guard let end = pieces.popFirst() else { throw JinjaError("'{% if %}' has no '{% endif %}'") }
                     let word = String(end.text.prefix { !$0.isWhitespace })
