@@ -8,9 +8,11 @@ public struct PostgresConnection: Sendable, Hashable {
         self.database = database
     }
 
-    /// A command running `psql` with the SQL on standard input (so values never appear in argv).
+    /// A command running `psql` with the SQL on standard input (so values never appear in argv). The database
+    /// goes as a quoted `dbname=` (psql reads a bare `-d` value holding `=` as a whole connection string).
     public func psql(database: String? = nil) -> String {
-        "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(shellQuote(database ?? self.database)) -f -"
+        let target = shellQuote("dbname=" + conninfoQuote(database ?? self.database))
+        return "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(target) -f -"
     }
 
     /// A command running `sql` through ``psql(database:)``, the SQL one shell-quoted word for the `printf` builtin.

@@ -20,6 +20,10 @@ extension ClusterModel {
         case address
         /// A PostgreSQL role, database or extension name: ≤ 63 bytes, without control characters.
         case sqlName
+        /// A role of the cluster itself (superuser, replication, REST API): letters, digits, `_ . -`, starting
+        /// with a letter or `_`, ≤ 63 bytes. Each lands in pg_hba, patroni.yml, libpq connection strings,
+        /// PgBouncer's `admin_users` and shell messages, which all read such a name as one word.
+        case roleName
         /// Free text on one line (a pool's options, a timer's schedule): no control characters.
         case line
         /// A password: printable ASCII. PostgreSQL normalises other passwords (SASLprep) before hashing them, which
@@ -72,6 +76,13 @@ extension ClusterModel {
             case .sqlName:
                 guard !value.isEmpty, value.utf8.count <= 63, !controls else {
                     return "a PostgreSQL name has 1 to 63 bytes and no control characters (such as a newline)"
+                }
+            case .roleName:
+                let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+                guard let first = value.utf8.first, first == UInt8(ascii: "_") || Self.isPlain(first),
+                    !digits.contains(first), only("_.-"), value.utf8.count <= 63
+                else {
+                    return "a role of the cluster has letters, digits, _ . - (starting with a letter or _, at most 63)"
                 }
             case .line:
                 guard !controls else { return "it must stay on one line: no control characters (such as a newline)" }
@@ -136,7 +147,7 @@ extension ClusterModel {
             (superuser, ClusterVariable.superuserName), (replicationUser, .replicationName),
             (restAPIUser, .restAPIName),
         ] {
-            try check(role, .sqlName, variable.rawValue, at: reader.origin(variable))
+            try check(role, .roleName, variable.rawValue, at: reader.origin(variable))
         }
         let users = reader.origin(.postgresqlUsers)
         for user in self.users {

@@ -161,20 +161,14 @@ struct PatroniNodeRole: Role {
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
             "listen": .string(
                 vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
-            "superuser": .string(model.superuser), "replication_user": .string(model.replicationUser),
-            "members": .list(model.databaseHosts.map { .string(model.address(of: $0)) }),
+            "authentication": .string(model.patroniAuthentication),
             "tags": .string(JSONValue.object(model.patroniTags(of: host.name)).yaml(indent: 2)),
             "vip_callback": .bool(vip != nil),
             "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),
             "tls_certificate": .string(TLSFiles.patroni.certificate), "tls_key": .string(TLSFiles.patroni.key),
             "etcd_scheme": .string(model.etcdScheme), "etcd_tls": .bool(model.etcdTLS),
             "restore_command": .string(model.backups.map { JSONValue.string($0.restoreCommand).json } ?? ""),
-            "hba": .list(
-                model.hbaRules.map {
-                    .string(
-                        [$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(
-                            separator: " "))
-                }),
+            "hba": .list(model.memberHBA.map { .string(JSONValue.string($0).json) }),
         ]
     }
 }

@@ -23,11 +23,10 @@ struct ReplicationLogin: Resource {
         guard !members.isEmpty else { return [] }
         let logins = members.map { member in
             let address = model.address(of: member)
-            let connection =
-                "host=\(address) port=\(model.postgresPort) user=\(model.replicationUser) "
-                + "dbname=replication replication=true connect_timeout=5"
-            return "out=$(psql \(shellQuote(connection)) -XAtqc IDENTIFY_SYSTEM 2>&1 >/dev/null) "
-                + "|| { ok=; why=\(shellQuote("\(member) (\(address))")): $out; }"
+            let connection = model.memberConnection(to: address, user: model.replicationUser, database: "replication")
+            return "out=$(psql \(shellQuote(connection + " replication=true connect_timeout=5")) "
+                + "-XAtqc IDENTIFY_SYSTEM 2>&1 >/dev/null) "
+                + "|| { ok=; why=\(shellQuote("\(member) (\(address)): "))\"$out\"; }"
         }
         let command = """
             IFS= read -r PGPASSWORD || true; export PGPASSWORD
@@ -36,8 +35,8 @@ struct ReplicationLogin: Resource {
                 [ -n "$ok" ] && exit 0
                 sleep 1
             done
-            echo "\(host) cannot log in for replication as \(model.replicationUser) to $why" >&2
-            echo "check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba lets \(model.address(of: host)) in" >&2
+            printf '%s cannot log in for replication as %s to %s\\n' \(shellQuote(host)) \(shellQuote(model.replicationUser)) "$why" >&2
+            printf '%s\\n' \(shellQuote("check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba lets \(model.address(of: host)) in")) >&2
             exit 1
             """
         return [

@@ -70,7 +70,7 @@ struct JinjaTemplate: Equatable {
                 inner = inner.dropFirst()
             }
             if !literal.isEmpty { pieces.append(Piece(kind: .text, text: literal)) }
-            guard let close = inner.range(of: closer) else { throw JinjaError("'\(opener)' is not closed") }
+            guard let close = range(of: closer, in: inner) else { throw JinjaError("'\(opener)' is not closed") }
             var body = inner[..<close.lowerBound]
             trimNext = body.hasSuffix("-")
             if trimNext { body = body.dropLast() }
@@ -97,6 +97,21 @@ struct JinjaTemplate: Equatable {
                 return brace..<bytes.index(after: after)
             }
             index = after
+        }
+        return nil
+    }
+
+    /// The first `target` (two ASCII bytes) in `text`, searched in its bytes: Foundation's `range(of:)` copies the
+    /// rest of the text at every call.
+    private static func range(of target: String, in text: Substring) -> Range<Substring.Index>? {
+        let pair = Array(target.utf8)
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while let first = bytes[index...].firstIndex(of: pair[0]) {
+            let second = bytes.index(after: first)
+            guard second < bytes.endIndex else { return nil }
+            if bytes[second] == pair[1] { return first..<bytes.index(after: second) }
+            index = second
         }
         return nil
     }

@@ -1,0 +1,52 @@
+import Keel
+
+/// How members reach each other's PostgreSQL: the replication and rewind logins, over TLS verified against the
+/// cluster's CA when the cluster has TLS (each member's certificate names its address), so that an active
+/// attacker on the network can neither read the stream nor take the passwords.
+extension ClusterModel {
+    /// libpq's connection string to `address` as `user`, every value quoted.
+    func memberConnection(to address: String, user: String, database: String) -> String {
+        var parts = [
+            "host=\(conninfoQuote(address))", "port=\(postgresPort)", "user=\(conninfoQuote(user))",
+            "dbname=\(conninfoQuote(database))",
+        ]
+        if tls != nil { parts += ["sslmode=verify-full", "sslrootcert=\(conninfoQuote(TLSFiles.patroni.authority))"] }
+        return parts.joined(separator: " ")
+    }
+
+    /// The pg_hba lines Patroni writes on every member, then the inventory's own: replication from the members
+    /// only over TLS when the cluster has it (a plain replication login is rejected first, whatever the
+    /// inventory's lines allow).
+    var memberHBA: [String] {
+        let replication = "\"\(replicationUser)\""
+        let memberType = tls == nil ? "host" : "hostssl"
+        var lines = [
+            "local all all peer", "host all all 127.0.0.1/32 scram-sha-256",
+            "host replication \(replication) 127.0.0.1/32 scram-sha-256",
+        ]
+        if tls != nil { lines.append("hostnossl replication all all reject") }
+        for member in databaseHosts.map(address(of:)) {
+            lines += [
+                "\(memberType) replication \(replication) \(member)/32 scram-sha-256",
+                "host all all \(member)/32 scram-sha-256",
+            ]
+        }
+        return lines
+            + hbaRules.map {
+                [$0.type, $0.database, $0.user, $0.address, $0.method].filter { !$0.isEmpty }.joined(separator: " ")
+            }
+    }
+
+    /// Patroni's `authentication` section: each login's name (a YAML string) and, with TLS, `verify-full`
+    /// against the cluster's CA; the passwords come from patroni.env.
+    var patroniAuthentication: String {
+        [("superuser", superuser), ("replication", replicationUser)].map { role, name in
+            var block = "    \(role):\n      username: \(JSONValue.string(name).json)\n"
+            if tls != nil {
+                block +=
+                    "      sslmode: verify-full\n      sslrootcert: \(JSONValue.string(TLSFiles.patroni.authority).json)\n"
+            }
+            return block
+        }.joined()
+    }
+}
