@@ -72,6 +72,7 @@ struct RunArguments: ParsableArguments {
         finished: (Recap) throws -> Void = { _ in }
     ) async throws {
         let (inventory, _) = try inventoryOptions.load()
+        try checkTags(of: playbook)
         // Checked before any host is touched: failed hosts must have somewhere to go.
         let retryFolder = (retryFile as NSString).deletingLastPathComponent
         guard FileManager.default.isWritableFile(atPath: retryFolder.isEmpty ? "." : retryFolder) else {
@@ -111,6 +112,19 @@ struct RunArguments: ParsableArguments {
         }
         if recap.interrupted { throw ExitCode(130) }
         if check && recap.totalChanged > 0 { throw ExitCode(2) }
+    }
+
+    /// Refuses `--tags` or `--skip-tags` naming a tag no play of `playbook` has: a typo would select nothing.
+    func checkTags(of playbook: Playbook) throws {
+        let known = Set(playbook.plays.flatMap(\.tags)).union(["always"])
+        for (flag, list) in [("--tags", tags), ("--skip-tags", skipTags)] {
+            let unknown = Self.split(list).subtracting(known)
+            guard unknown.isEmpty else {
+                throw CLIError(
+                    "\(flag) names \(unknown.sorted().joined(separator: ", ")), which no play of \(playbook.name) has "
+                        + "(its tags: \(known.sorted().joined(separator: ", "))): nothing was changed")
+            }
+        }
     }
 
     private static func split(_ list: String?) -> Set<String> {

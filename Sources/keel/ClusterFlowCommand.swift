@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Keel
 import Playbooks
 
@@ -12,23 +13,52 @@ struct ClusterFlowOptions: ParsableArguments {
     /// and runs the flow. Secrets generated for a run that stopped before changing anything are forgotten: they
     /// reached no host, and must not become the kept ones.
     /// `confirm` sees the model before any host is contacted and throws to stop (not under --check).
-    func run<Flow: ClusterFlow>(_ flow: Flow, confirm: (ClusterModel) throws -> Void = { _ in }) async throws {
-        try await run(planning: { _, _, _ in flow }, confirm: { model, _ in try confirm(model) })
+    func run<Flow: ClusterFlow>(
+        _ flow: Flow, offline: (Inventory) throws -> Void = { _ in },
+        confirm: (ClusterModel) throws -> Void = { _ in }
+    ) async throws {
+        try await run(offline: offline, planning: { _, _, _ in flow }, confirm: { model, _ in try confirm(model) })
     }
 
+    /// Whether this is a `--check` run, which shows the plan and asks for no confirmation.
+    var checking: Bool { run.check }
+
     /// Like ``run(_:confirm:)`` for a flow made from what the hosts report: `planning` reads them (with the
-    /// connection options its last argument makes) and makes the flow, which `confirm` then sees.
+    /// connection options its last argument makes) and makes the flow, which `confirm` then sees. `offline`
+    /// checks what the inventory alone can decide (a confirmation naming another cluster) before any host is
+    /// contacted.
     func run<Flow: ClusterFlow>(
+        offline: (Inventory) throws -> Void = { _ in },
         planning: (ClusterModel, Inventory, () throws -> ConnectionOptions) async throws -> Flow,
         confirm: (ClusterModel, Flow) throws -> Void
     ) async throws {
-        let inventory = try await connection.addingFacts(to: try inventoryOptions.load().0)
+        if !Flow.acceptsSelection {
+            for (option, given) in [
+                ("--limit", inventoryOptions.limit), ("--tags", run.tags), ("--skip-tags", run.skipTags),
+            ] where given != nil {
+                throw CLIError(
+                    "\(Flow.name) works on the whole cluster: \(option) is refused (its checks and steps must see every host)"
+                )
+            }
+        }
+        let written = try inventoryOptions.load().0
+        try offline(written)
+        let inventory = try await connection.addingFacts(to: written)
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
         do {
             model = try ClusterModel.load(from: inventory, secrets: secrets)
         } catch {
             throw CLIError(error.description)
+        }
+        // A flow that may not make secrets must never render an empty one in their place.
+        if !secrets.missing.isEmpty {
+            let exists = FileManager.default.fileExists(atPath: secrets.path)
+            throw CLIError(
+                "\(Flow.name) needs the cluster's secrets, and \(secrets.path) "
+                    + (exists ? "lacks \(secrets.missing.joined(separator: ", "))" : "does not exist")
+                    + ": nothing was changed\n  hint: run keel where the cluster was deployed from, or copy its "
+                    + ".keel-secrets.yml (mode 0600) beside the inventory; only keel deploy and add-node make secrets")
         }
         let flow: Flow
         do {
@@ -45,11 +75,11 @@ struct ClusterFlowOptions: ParsableArguments {
         let wheel =
             Flow.needsPatroniWheel
             ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []
+        let playbook = flow.playbook(model, patroniWheel: wheel)
+        try run.checkTags(of: playbook)
         // Under --check nothing is written, the secrets file included.
         if Flow.writesSecrets, !run.check { try secrets.save() }
-        try await run.apply(
-            flow.playbook(model, patroniWheel: wheel), inventoryOptions: inventoryOptions, connection: connection
-        ) { recap in
+        try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection) { recap in
             if Flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Keel
 import Playbooks
 
 struct RemoveBalancerCommand: AsyncParsableCommand {
@@ -17,7 +18,10 @@ struct RemoveBalancerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let flow = RemoveBalancerFlow(hosts: hosts)
-        try await options.run(flow) { model in
+        let offline = { (_: Inventory) throws in
+            if !options.checking { try confirmation.checkEarly(hosts, for: RemoveBalancerFlow.name) }
+        }
+        try await options.run(flow, offline: offline) { model in
             Terminal.write(flow.plan(model))
             try confirmation.require(hosts, for: RemoveBalancerFlow.name)
         }

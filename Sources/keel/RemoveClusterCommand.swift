@@ -25,8 +25,22 @@ struct RemoveClusterCommand: AsyncParsableCommand {
     @Option(help: "Confirm --delete-backups without a prompt: the stanza's name.")
     var confirmBackups: String?
 
+    func validate() throws {
+        if confirmBackups != nil && !deleteBackups {
+            throw ValidationError("--confirm-backups confirms --delete-backups: give both, or neither")
+        }
+    }
+
     func run() async throws {
         try await options.run(
+            offline: { inventory in
+                guard !options.checking else { return }
+                try ClusterConfirmation(confirm).checkEarly(
+                    ClusterModel.name(in: inventory), for: RemoveClusterFlow.name)
+                if deleteBackups {
+                    try ClusterConfirmation(confirmBackups, naming: "stanza").checkEarly(nil, for: "--delete-backups")
+                }
+            },
             planning: { model, inventory, connection in
                 let survey = try await ClusterRemovalSurvey.read(
                     model, removeEtcd: removeEtcd, deletingBackups: deleteBackups, inventory: inventory,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Keel
 import Playbooks
 
 struct RemoveNodeCommand: AsyncParsableCommand {
@@ -20,7 +21,10 @@ struct RemoveNodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let flow = RemoveNodeFlow(hosts: hosts, wipeData: wipeData)
-        try await options.run(flow) { model in
+        let offline = { (_: Inventory) throws in
+            if !options.checking { try confirmation.checkEarly(hosts, for: RemoveNodeFlow.name) }
+        }
+        try await options.run(flow, offline: offline) { model in
             Terminal.write(flow.plan(model))
             try confirmation.require(hosts, for: RemoveNodeFlow.name)
         }

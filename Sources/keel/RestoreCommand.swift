@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Playbooks
 
 struct RestoreCommand: AsyncParsableCommand {
@@ -39,6 +40,10 @@ struct RestoreCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error.description)
         }
+        if let moment, moment.date > Date() {
+            throw CLIError(
+                "--target-time \(moment.text) is in the future (this machine's clock): nothing to restore to yet")
+        }
         if let backupSet { return .backupSet(backupSet, moment) }
         return moment.map(RestoreTarget.time) ?? .latest
     }
@@ -47,6 +52,10 @@ struct RestoreCommand: AsyncParsableCommand {
         let target = try target()
         var finished = false
         try await options.run(
+            offline: { inventory in
+                guard !options.checking else { return }
+                try ClusterConfirmation(confirm).checkEarly(ClusterModel.name(in: inventory), for: RestoreFlow.name)
+            },
             planning: { model, inventory, connection in
                 let (plan, progress) = try await RestoreSurvey.plan(
                     model, target: target, again: again, inventory: inventory, connection: try connection(),

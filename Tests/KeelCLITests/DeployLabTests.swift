@@ -147,6 +147,25 @@ extension LabTests {
         let streaming = try await sql(
             inventory, "h1", "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
         #expect(streaming.output.contains("h1 | ok | exit 0\n2\n"), "\(streaming.output)")
+        // Members replicate over TLS verified against the cluster's CA, and a plain replication login from a
+        // member is rejected by pg_hba before any password is asked.
+        let walsenders = try await sql(
+            inventory, "h1",
+            "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE backend_type = 'walsender' AND ssl"
+        )
+        #expect(walsenders.output.contains("h1 | ok | exit 0\n2\n"), "walsenders over TLS: \(walsenders.output)")
+        let receiver = try await sql(
+            inventory, "h2", "SELECT conninfo LIKE '%sslmode=verify-full%' FROM pg_stat_wal_receiver")
+        #expect(receiver.output.contains("h2 | ok | exit 0\nt\n"), "h2's walreceiver: \(receiver.output)")
+        let plain = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h2", "--",
+            "PGPASSWORD=not-the-password psql "
+                + "'host=10.213.0.11 user=replicator dbname=replication replication=true sslmode=disable' "
+                + "-XAtc IDENTIFY_SYSTEM",
+        ])
+        #expect(
+            plain.status != 0 && plain.output.contains("rejects replication connection")
+                && plain.output.contains("no encryption"), "a plain replication login: \(plain.output)")
         let written = try await appSQL(
             cluster, "10.213.0.100", 5000,
             "CREATE TABLE keel_probe AS SELECT generate_series(1, 1000) AS n; SELECT pg_is_in_recovery()")

@@ -311,3 +311,21 @@ extension RunnerTests {
         #expect(second.totalChanged == 0 && read("restarts") == "restarted\n")
     }
 }
+
+extension RunnerTests {
+    @Test("a guard play sees all its hosts whatever --limit selects; the other plays only the selected ones")
+    func guardIgnoresLimit() async throws {
+        let root = root
+        let playbook = Playbook("test", summary: "guarded") {
+            Play("check", on: "all", guarding: true, tags: ["always"]) { host in
+                File("\(root)/guard-\(host.name)", content: "seen\n", owner: nil, group: nil)
+            }
+            Play("work", on: "all", tags: ["work"]) { host in
+                File("\(root)/work-\(host.name)", content: "done\n", owner: nil, group: nil)
+            }
+        }
+        _ = try await run(playbook, RunOptions(tags: ["work"], limit: "beta"))
+        #expect(read("guard-alpha") == "seen\n" && read("guard-beta") == "seen\n")
+        #expect(read("work-alpha") == nil && read("work-beta") == "done\n")
+    }
+}

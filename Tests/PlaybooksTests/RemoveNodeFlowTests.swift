@@ -18,6 +18,33 @@ struct RemoveNodeFlowTests {
         #expect(try refusal(["10.213.0.13"]) == nil)
     }
 
+    @Test("refused from the inventory alone: a host named twice, etcd left without quorum, too few sync standbys")
+    func inventoryDecides() throws {
+        #expect(try refusal(["10.213.0.13", "10.213.0.13"])?.hasPrefix("remove-node names 10.213.0.13 twice") == true)
+        #expect(try refusal(["10.213.0.13", ""])?.hasPrefix("remove-node is given an empty host name") == true)
+        // Both replicas: 1 of 3 etcd members would stay, and no replica for synchronous_node_count 1.
+        #expect(
+            try refusal(["10.213.0.12", "10.213.0.13"])?.hasPrefix(
+                "1 of the 3 etcd members would stay, fewer than its quorum (2)") == true)
+        let etcdElsewhere = ClusterModelTests.hosts.replacingOccurrences(
+            of: "[etcd_cluster]\n10.213.0.11\n10.213.0.12\n10.213.0.13",
+            with: "[etcd_cluster]\n10.213.0.16\n10.213.0.17\n10.213.0.18")
+        let sync = try ClusterModelTests().refusal(
+            RemoveNodeFlow(hosts: ["10.213.0.12", "10.213.0.13"], wipeData: false), hosts: etcdElsewhere)
+        #expect(
+            sync?.hasPrefix("0 replica(s) would stay to be synchronous standbys, and synchronous_node_count is 1")
+                == true, "\(sync ?? "accepted")")
+        #expect(
+            try ClusterModelTests().refusal(AddBalancerFlow(hosts: ["10.213.0.15", "10.213.0.15"]))?.hasPrefix(
+                "add-balancer names 10.213.0.15 twice") == true)
+        #expect(
+            try ClusterModelTests().refusal(RemoveBalancerFlow(hosts: ["10.213.0.15", "10.213.0.15"]))?.hasPrefix(
+                "remove-balancer names 10.213.0.15 twice") == true)
+        #expect(
+            try ClusterModelTests().refusal(AddNodeFlow(hosts: ["10.213.0.13", "10.213.0.13"], force: false))?
+                .hasPrefix("add-node names 10.213.0.13 twice") == true)
+    }
+
     @Test("the plan names every step, and the data directory's fate")
     func plan() throws {
         let (model, _) = try ClusterModelTests().load()

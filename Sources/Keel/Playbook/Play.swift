@@ -9,18 +9,23 @@ public struct Play: Sendable {
     public var serial: Int?
     /// Stop the whole run as soon as any host fails in this play.
     public var anyErrorsFatal: Bool
+    /// A check the rest of the playbook relies on (a pre-flight, a removal guard): it runs on all its hosts
+    /// whatever `--limit` selects, and stops the whole run at the first host that fails it.
+    public var isGuard: Bool
     public var tags: Set<String>
     public let body: @Sendable (HostContext) throws -> [Step]
 
     public init(
         _ name: String, on hosts: String, become: Bool = false, serial: Int? = nil, anyErrorsFatal: Bool = false,
-        tags: Set<String> = [], @StepBuilder _ body: @escaping @Sendable (HostContext) throws -> [Step]
+        guarding: Bool = false, tags: Set<String> = [],
+        @StepBuilder _ body: @escaping @Sendable (HostContext) throws -> [Step]
     ) {
         self.name = name
         self.hosts = hosts
         self.become = become
         self.serial = serial
-        self.anyErrorsFatal = anyErrorsFatal
+        self.anyErrorsFatal = anyErrorsFatal || guarding
+        isGuard = guarding
         self.tags = tags
         self.body = body
     }

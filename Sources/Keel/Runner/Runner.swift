@@ -37,7 +37,7 @@ public struct Runner: Sendable {
         var targets: [String: HostTarget] = [:]
         var playHosts: [[String]] = []
         for play in playbook.plays {
-            let hosts = try inventory.select(play.hosts).filter { limited?.contains($0) ?? true }
+            let hosts = try inventory.select(play.hosts).filter { play.isGuard || limited?.contains($0) ?? true }
             for host in hosts where targets[host] == nil { targets[host] = try inventory.target(for: host) }
             playHosts.append(hosts)
         }

@@ -24,6 +24,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
     }
 
     public func check(_ model: ClusterModel) throws(FlowError) {
+        try refuseDuplicates(named, in: Self.name)
         guard model.withHAProxy, model.vip != nil else {
             throw FlowError(
                 "the cluster has no balancers to add to",

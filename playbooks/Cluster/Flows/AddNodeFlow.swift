@@ -32,6 +32,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
     }
 
     public func check(_ model: ClusterModel) throws(FlowError) {
+        try refuseDuplicates(named, in: Self.name)
         let new = newHosts(model)
         guard !new.isEmpty else {
             throw FlowError(
@@ -63,7 +64,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             if !force {
-                Play("running cluster", on: running[0], anyErrorsFatal: true, tags: ["always"]) { _ in
+                Play("running cluster", on: running[0], guarding: true, tags: ["always"]) { _ in
                     RunningClusterCheck(model: model, members: running, etcdMembers: runningEtcd, flow: Self.name)
                 }
             }

@@ -12,6 +12,9 @@ public protocol ClusterFlow {
     static var writesSecrets: Bool { get }
     /// Whether it installs Patroni on hosts, and so needs the Patroni wheel on this machine.
     static var needsPatroniWheel: Bool { get }
+    /// Whether `--limit`, `--tags` and `--skip-tags` may narrow it; a flow whose plays depend on each other
+    /// across hosts (a removal, a restore) must see the whole cluster.
+    static var acceptsSelection: Bool { get }
     /// Refuses, before any host is contacted, what the flow cannot do with `model` (hosts it does not know, …).
     func check(_ model: ClusterModel) throws(FlowError)
     /// The playbook for `model`; `patroniWheel` is empty unless ``needsPatroniWheel``.
@@ -20,6 +23,18 @@ public protocol ClusterFlow {
 
 extension ClusterFlow {
     public func check(_ model: ClusterModel) throws(FlowError) {}
+    public static var acceptsSelection: Bool { false }
+}
+
+/// Refuses a host named twice (or an empty name) on `flow`'s command line: a typo, most likely, for another host.
+func refuseDuplicates(_ hosts: [String], in flow: String) throws(FlowError) {
+    if hosts.contains("") {
+        throw FlowError("\(flow) is given an empty host name ('')", hint: "an unset shell variable? name the hosts")
+    }
+    var seen: Set<String> = []
+    for host in hosts where !seen.insert(host).inserted {
+        throw FlowError("\(flow) names \(host) twice", hint: "name each host once (was another host meant?)")
+    }
 }
 
 /// What a flow refuses to do, and what to do instead.

@@ -8,6 +8,7 @@ public struct DeployFlow: ClusterFlow {
     public static let summary = "Deploy (or converge) the PostgreSQL HA cluster the inventory describes."
     public static let writesSecrets = true
     public static let needsPatroniWheel = true
+    public static let acceptsSelection = true
 
     public init() {}
 

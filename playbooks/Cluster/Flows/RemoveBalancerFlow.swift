@@ -18,6 +18,7 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
         guard !hosts.isEmpty else {
             throw FlowError("remove-balancer names no host", hint: "name the balancers to remove")
         }
+        try refuseDuplicates(hosts, in: Self.name)
         for host in hosts where !model.balancerHosts.contains(host) {
             throw FlowError("\(host) is not in [balancers]", hint: "name a host of [balancers]")
         }

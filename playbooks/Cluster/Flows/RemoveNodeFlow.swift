@@ -22,6 +22,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
 
     public func check(_ model: ClusterModel) throws(FlowError) {
         guard !hosts.isEmpty else { throw FlowError("remove-node names no host", hint: "name the hosts to remove") }
+        try refuseDuplicates(hosts, in: Self.name)
         for host in hosts where !model.databaseHosts.contains(host) && !model.etcdHosts.contains(host) {
             throw FlowError(
                 "\(host) is not a database or etcd host of the inventory",
@@ -34,6 +35,18 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         }
         if model.databaseHosts.allSatisfy(hosts.contains) {
             throw FlowError("no database host would remain", hint: "to remove the whole cluster, use remove-cluster")
+        }
+        let remaining = model.without(hosts)
+        let quorum = model.etcdHosts.count / 2 + 1
+        if remaining.etcdHosts.count < quorum {
+            throw FlowError(
+                "\(remaining.etcdHosts.count) of the \(model.etcdHosts.count) etcd members would stay, fewer than its quorum (\(quorum))",
+                hint: "remove etcd members a few at a time, keeping a majority, and add new ones in between")
+        }
+        if model.synchronousMode, model.synchronousNodeCount > remaining.synchronousCandidates {
+            throw FlowError(
+                "\(remaining.synchronousCandidates) replica(s) would stay to be synchronous standbys, and synchronous_node_count is \(model.synchronousNodeCount)",
+                hint: "add a replica first, or lower synchronous_node_count and deploy")
         }
     }
 
@@ -75,7 +88,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         // Each step relies on the one before (HAProxy no longer routes to it before it stops): the first failure
         // stops the run.
         return Playbook(Self.name, summary: Self.summary, become: true) {
-            Play("removal guard", on: remaining.databaseHosts[0], anyErrorsFatal: true, tags: ["always"]) { _ in
+            Play("removal guard", on: remaining.databaseHosts[0], guarding: true, tags: ["always"]) { _ in
                 RemovalGuard(model: model, leaving: hosts)
             }
             BalancerPlays.haproxy(remaining)

@@ -4,7 +4,7 @@ import Keel
 enum HostPlays {
     /// Checks every host of the cluster before anything changes anywhere; one failing host stops the run.
     static func preflight(_ model: ClusterModel) -> Play {
-        Play("pre-flight", on: model.pattern(model.allHosts), anyErrorsFatal: true, tags: ["always"]) { host in
+        Play("pre-flight", on: model.pattern(model.allHosts), guarding: true, tags: ["always"]) { host in
             Preflight(model: model, host: host.name)
         }
     }

@@ -5,6 +5,19 @@ extension ClusterModel {
     /// Reads and checks the model from `inventory`, with passwords left empty filled from `secrets`.
     /// - Throws: ``InventoryError`` naming the file and line of an unknown variable, a wrong type or an impossible
     ///   value — before any host is touched.
+    /// The cluster's name as the inventory gives it, read before any host is contacted, for the confirmations
+    /// that can be checked at once; nil when it cannot be read without the hosts' facts.
+    public static func name(in inventory: Inventory) -> String? {
+        let databaseHosts = inventory.hostNames(in: "postgres_cluster") + inventory.hostNames(in: "master")
+        guard let anchor = databaseHosts.first else { return nil }
+        let reader = VariableReader(host: anchor, variables: inventory.variables(for: anchor))
+        do {
+            return try reader.string(.patroniClusterName) ?? "postgres-cluster"
+        } catch {
+            return nil
+        }
+    }
+
     public static func load(from inventory: Inventory, secrets: ClusterSecrets) throws(InventoryError) -> ClusterModel {
         let inventory = inventory.adding(defaults: ReferenceVariable.debianLayout)
         let etcdHosts = inventory.hostNames(in: "etcd_cluster")
@@ -304,13 +317,11 @@ extension ClusterModel {
                 at: reader.origin(.postgresqlParameters),
                 hint: "remove it: Keel archives with \(backups.archiveCommand)")
         }
-        let replicas = databaseHosts.filter { $0 != primaryHost }
-        let synchronousCandidates = replicas.filter { tag("nosync", of: $0) != .bool(true) }.count
         if synchronousMode, synchronousNodeCount > synchronousCandidates {
             let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
                 "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(synchronousCandidates) replica(s)"
-                    + (synchronousCandidates < replicas.count ? " that may be synchronous (not nosync=true)" : ""),
+                    + (synchronousCandidates < replicaHosts.count ? " that may be synchronous (not nosync=true)" : ""),
                 at: origin,
                 hint: "lower it to at most \(synchronousCandidates), or add replicas")
         }

@@ -101,6 +101,11 @@ public struct ClusterModel: Sendable {
     /// The Patroni tag `name` of `member` as its patroni.yml holds it: the member's own, else Keel's default.
     public func tag(_ name: String, of member: String) -> JSONValue? { patroniTags(of: member)[name] }
 
+    /// How many replicas may be a synchronous standby (those not tagged nosync).
+    public var synchronousCandidates: Int {
+        databaseHosts.filter { $0 != primaryHost && tag("nosync", of: $0) != .bool(true) }.count
+    }
+
     /// The tags of `member`'s patroni.yml: Patroni's standard tags off, then the member's own.
     public func patroniTags(of member: String) -> [String: JSONValue] {
         ["nofailover": .bool(false), "noloadbalance": .bool(false), "clonefrom": .bool(false), "nosync": .bool(false)]

@@ -12,6 +12,8 @@ public final class ClusterSecrets: @unchecked Sendable {
     private var dirty = false
     /// The names read from the file.
     private var stored: Set<String> = []
+    /// The secrets a read-only run asked for and the file lacks.
+    private var lacking: Set<String> = []
     /// Whether the file was there when the run began.
     private let existed: Bool
     /// Whether secrets missing from the file are left empty instead of generated (for commands that only read).
@@ -98,7 +100,10 @@ public final class ClusterSecrets: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let value = values[name] { return Secret(value) }
-        if readOnly { return Secret("") }
+        if readOnly {
+            lacking.insert(name)
+            return Secret("")
+        }
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         let value = String((0..<32).map { _ in alphabet.randomElement(using: &generator)! })
@@ -109,6 +114,20 @@ public final class ClusterSecrets: @unchecked Sendable {
 
     /// Whether this run may make secrets the file lacks (not a command that only reads).
     public var mayGenerate: Bool { !readOnly }
+
+    /// The secrets a read-only run asked for and the file lacks, sorted: a flow that would render them refuses.
+    public var missing: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lacking.sorted()
+    }
+
+    /// Notes that a read-only run needed `name` and the file lacks it.
+    func noteMissing(_ name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        lacking.insert(name)
+    }
 
     /// The value kept under `name`, from the file or made by this run.
     public func stored(_ name: String) -> String? {
@@ -136,7 +155,10 @@ public final class ClusterSecrets: @unchecked Sendable {
         {
             return SSHKeyPair(privateKey: Secret(String(decoding: data, as: UTF8.self)), publicKey: publicKey)
         }
-        if readOnly { return SSHKeyPair(privateKey: Secret(""), publicKey: "") }
+        if readOnly {
+            lacking.insert(name)
+            return SSHKeyPair(privateKey: Secret(""), publicKey: "")
+        }
         let pair = try SSHKeyPair.generate(comment: "keel \(name)")
         values["\(name)_private"] = Data(pair.privateKey.reveal().utf8).base64EncodedString()
         values["\(name)_public"] = pair.publicKey

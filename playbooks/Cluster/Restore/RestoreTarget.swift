@@ -36,10 +36,18 @@ public enum RestoreTarget: Sendable, Equatable, Codable {
                 let hours = Int(digits.prefix(2)) ?? 0
                 let minutes = Int(digits.dropFirst(2)) ?? 0
                 offset = (hours * 3600 + minutes * 60) * (zone.hasPrefix("-") ? -1 : 1)
+                guard minutes < 60, hours * 60 + minutes <= 18 * 60 else {
+                    throw FlowError(
+                        "'\(text)' has the time zone \(zone), which does not exist",
+                        hint: "a zone is at most 18 hours from UTC, its minutes below 60 (+05:30, -08)")
+                }
             }
-            components.timeZone = TimeZone(secondsFromGMT: offset)
+            guard let zone = TimeZone(secondsFromGMT: offset) else {
+                throw FlowError("'\(text)' has a time zone that does not exist", hint: "write it as +00, +05:30 or Z")
+            }
+            components.timeZone = zone
             var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = components.timeZone!
+            calendar.timeZone = zone
             // A date out of range (February 30th, 25:00) would roll over: it must read back as written.
             guard let whole = calendar.date(from: components),
                 calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: whole)

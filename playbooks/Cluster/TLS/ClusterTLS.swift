@@ -84,7 +84,10 @@ public struct ClusterTLS: Sendable {
         if let pem = secrets.stored(authorityCertificateName), let keyPEM = secrets.stored(authorityKeyName) {
             return (try P256.Signing.PrivateKey(pemRepresentation: keyPEM), try Certificate(pemEncoded: pem))
         }
-        guard secrets.mayGenerate else { return (nil, nil) }
+        guard secrets.mayGenerate else {
+            secrets.noteMissing(authorityCertificateName)
+            return (nil, nil)
+        }
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("Keel CA for \(cluster)") }
         let now = Date()

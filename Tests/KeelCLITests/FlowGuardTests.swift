@@ -1,0 +1,119 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// What the destructive flows refuse from the command line and the inventory alone, before any host is
+/// contacted: every host of the inventory is a closed port, so a run that reached for one would say so.
+@Suite(
+    "destructive flows refuse what they can before touching the network",
+    .enabled(if: FileManager.default.fileExists(atPath: KeelBinary.path), "build keel first: swift build"))
+struct FlowGuardTests {
+    /// A cluster of three members and etcd on them, every host a closed port on loopback; with a secrets file
+    /// unless `secrets` is false.
+    private func inventory(secrets: Bool = true) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-guard-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let port = try FreePort.find()
+        let hosts = (1...3).map { "h\($0) ansible_host=127.0.0.\(10 + $0) ansible_port=\(port)" }
+        try """
+        [etcd_cluster]
+        \(hosts.joined(separator: "\n"))
+
+        [master]
+        h1
+
+        [replica]
+        h2
+        h3
+
+        [postgres_cluster:children]
+        master
+        replica
+
+        [all:vars]
+        ansible_user=root
+        patroni_cluster_name=pg-lab
+        tls_cert_generate=false
+        """.write(to: directory.appendingPathComponent("hosts.ini"), atomically: true, encoding: .utf8)
+        if secrets {
+            // What a deploy keeps: every secret a flow may render.
+            let names = [
+                "patroni_superuser_password", "patroni_replication_password", "patroni_restapi_password",
+                "vrrp_auth_pass",
+            ]
+            try names.map { "\($0): x\($0.count)Secret\n" }.joined().write(
+                to: directory.appendingPathComponent(".keel-secrets.yml"), atomically: true, encoding: .utf8)
+        }
+        return directory.appendingPathComponent("hosts.ini").path
+    }
+
+    /// Runs keel with `arguments` on `inventory`; expects it refused with `message`, no host contacted.
+    private func refused(_ arguments: [String], _ message: String, inventory: String? = nil) async throws {
+        let path = try inventory ?? self.inventory()
+        let (status, output) = try await KeelBinary.run(
+            [arguments[0], "-i", path] + arguments.dropFirst())
+        #expect(status != 0, "\(arguments): \(output)")
+        #expect(output.contains(message), "\(arguments): \(output)")
+        for contact in ["Connection refused", "could not be read", "no member answered", "PLAY "] {
+            #expect(!output.contains(contact), "\(arguments) reached for a host: \(output)")
+        }
+        #expect(!output.contains("Fatal error"), "\(arguments) crashed: \(output)")
+    }
+
+    @Test("a confirmation naming another cluster, or none where none can be asked, stops at once")
+    func confirmations() async throws {
+        try await refused(
+            ["restore", "--latest", "--confirm", "other"], "--confirm other does not name the cluster (pg-lab)")
+        try await refused(
+            ["restore", "--latest"], "restore needs a confirmation: run it on a terminal, or add --confirm pg-lab")
+        try await refused(
+            ["remove-cluster", "--confirm", "other"], "--confirm other does not name the cluster (pg-lab)")
+        try await refused(["remove-cluster"], "remove-cluster needs a confirmation")
+        try await refused(
+            ["remove-cluster", "--confirm", "pg-lab", "--confirm-backups", "pg-lab"],
+            "--confirm-backups confirms --delete-backups")
+        try await refused(["remove-node", "h3"], "remove-node needs a confirmation")
+        try await refused(["remove-node", "h3", "--yes", "h2"], "--yes names h2, not the hosts to remove (h3)")
+    }
+
+    @Test("a moment that does not exist or has not come is refused without a crash")
+    func targetTimes() async throws {
+        let confirm = ["--confirm", "pg-lab"]
+        for zone in ["+99", "+19", "-18:01", "+14:60"] {
+            try await refused(
+                ["restore", "--target-time", "2026-01-01 00:00:00\(zone)"] + confirm, "which does not exist")
+        }
+        try await refused(["restore", "--target-time", "9999-01-01 00:00:00+00"] + confirm, "is in the future")
+    }
+
+    @Test(
+        "day-2 flows work on the whole cluster: --limit, --tags and --skip-tags are refused; deploy's unknown tags too")
+    func selection() async throws {
+        try await refused(["remove-node", "h3", "--yes", "h3", "--limit", "h3"], "--limit is refused")
+        try await refused(["restore", "--latest", "--confirm", "pg-lab", "--limit", "h1"], "--limit is refused")
+        try await refused(["add-node", "h3", "--tags", "patroni"], "--tags is refused")
+        try await refused(["remove-cluster", "--confirm", "pg-lab", "--skip-tags", "etcd"], "--skip-tags is refused")
+        try await refused(["deploy", "--tags", "nosuchtag"], "--tags names nosuchtag, which no play of")
+    }
+
+    @Test(
+        "a flow that may not make secrets refuses to run without the cluster's secrets file, or with one lacking some")
+    func secrets() async throws {
+        let bare = try inventory(secrets: false)
+        try await refused(
+            ["remove-node", "h3", "--yes", "h3"], "remove-node needs the cluster's secrets", inventory: bare)
+        try await refused(
+            ["restore", "--latest", "--confirm", "pg-lab"], "restore needs the cluster's secrets", inventory: bare)
+        try await refused(
+            ["remove-balancer", "h3", "--yes", "h3"], "does not exist: nothing was changed", inventory: bare)
+        #expect(
+            !FileManager.default.fileExists(atPath: (bare as NSString).deletingLastPathComponent + "/.keel-secrets.yml")
+        )
+        let partial = try inventory()
+        let secretsPath = (partial as NSString).deletingLastPathComponent + "/.keel-secrets.yml"
+        let kept = try String(contentsOfFile: secretsPath, encoding: .utf8)
+        try kept.replacingOccurrences(of: "vrrp_auth_pass", with: "unrelated").write(
+            toFile: secretsPath, atomically: true, encoding: .utf8)
+        try await refused(["remove-node", "h3", "--yes", "h3"], "lacks vrrp_auth_pass", inventory: partial)
+    }
+}
