@@ -171,6 +171,25 @@ extension LabTests {
         }
         try await writesResume(cluster, writerHost, after: "the balancer faults")
 
+        // keepalived killed with SIGKILL on the holder cannot take its VIP off itself: its unit does (and starts it
+        // again within 10 s), while the VIP moves; sampled for a minute, it is never on two hosts.
+        let killed = try await holder(inventory, among: balancers)
+        try await startSampling(inventory, balancers)
+        _ = try await remote(inventory, killed, "pkill -KILL -x keepalived")
+        var restarted = false
+        for _ in 0..<20 where !restarted {
+            try await Task.sleep(for: .milliseconds(500))
+            restarted = try await remote(inventory, killed, "systemctl is-active keepalived || true") == ["active"]
+        }
+        #expect(restarted, "keepalived runs again on \(killed) within 10 s of its kill")
+        try await Task.sleep(for: .seconds(60))
+        let afterKill = try await stopSampling(inventory, balancers)
+        #expect(doubleHolds(afterKill.samples).isEmpty, "never on two hosts: \(doubleHolds(afterKill.samples))")
+        #expect(
+            afterKill.samples.values.map { $0.count }.min() ?? 0 >= 250, "a minute of samples on every balancer")
+        #expect(try await holder(inventory, among: balancers) != killed, "the VIP moved off \(killed) and stays away")
+        try await writesResume(cluster, writerHost, after: "keepalived's kill")
+
         // The new balancer can hold the VIP: with h7 holding it, writes reach the leader and reads a replica.
         for other in ["h4", "h5"] {
             _ = try await remote(inventory, other, "systemctl stop keepalived; sleep 2")

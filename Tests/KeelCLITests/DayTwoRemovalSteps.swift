@@ -50,6 +50,15 @@ extension LabTests {
                 inventory, host, "systemctl is-active keepalived; ip -4 -o addr | grep -c 10.213.0.100; true")
             #expect(vip == ["inactive", "0"], "\(host) holds no VIP: \(vip)")
         }
+        // No key, credential or sudoers entry of Keel's stays, on the members or the kept repository.
+        for host in databaseHosts + ["h4"] {
+            let credentials = try await remote(
+                inventory, host,
+                "ls -d /etc/keel /etc/sudoers.d/keel-vip /usr/local/sbin/keel-vip /usr/local/lib/keel/pgbackrest-ssh "
+                    + "/var/lib/postgresql/.pgpass_patroni /var/lib/postgresql/.ssh/* /home/pgbackrest/.ssh/* "
+                    + "/etc/systemd/system/keepalived.service.d/keel.conf 2>/dev/null; true")
+            #expect(credentials.isEmpty, "\(host) keeps Keel's credentials: \(credentials)")
+        }
         let keys = try await remote(inventory, "h1", "\(etcdctl) get --prefix /service/ --keys-only | grep .")
         #expect(keys == ["/service/lab2/config"], "only the neighbour's keys stay: \(keys)")
         let pgbackrest = "cd / && runuser -u pgbackrest -- pgbackrest"

@@ -106,3 +106,40 @@ extension RemoveClusterFlowTests {
         #expect(try mark.changes(from: ProbeOutput(text: ""), on: context).isEmpty, "etcd's data already gone")
     }
 }
+
+extension RemoveClusterFlowTests {
+    @Test(
+        "any key outside the cluster's prefix is another user of etcd: another cluster's, another namespace's, an app's"
+    )
+    func otherEtcdUsers() throws {
+        let model = try model()
+        let keys = [
+            "/service/pg-lab/leader", "", "/service/pg-lab/members/h1", "/service/pg-lab2/config",
+            "/pg/other/leader", "/myapp/settings/a", "/myapp/settings/b", "plain",
+        ]
+        #expect(ClusterRemovalSurvey.otherUsers(ofKeys: keys, model) == ["/myapp/", "/pg/", "pg-lab2", "plain"])
+        #expect(ClusterRemovalSurvey.otherUsers(ofKeys: ["/service/pg-lab/leader", ""], model).isEmpty)
+        // A cluster whose name starts like this one's is another cluster.
+        #expect(ClusterRemovalSurvey.otherUsers(ofKeys: ["/service/pg-lab-old/leader"], model) == ["pg-lab-old"])
+    }
+
+    @Test("removal takes every credential and key Keel wrote: API credentials, sudoers, VIP helper, SSH keys")
+    func credentialsRemoved() throws {
+        let model = try model()
+        let member = ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: true, deletingBackups: false)
+        for path in [
+            "/etc/keel", "/var/lib/postgresql/.pgpass_patroni", "/var/lib/postgresql/.ssh/id_ed25519",
+            "/var/lib/postgresql/.ssh/authorized_keys", "/var/lib/postgresql/.ssh/known_hosts",
+            "/usr/local/lib/keel/pgbackrest-ssh",
+        ] {
+            #expect(member.contains(path), "\(path) on a member: \(member)")
+        }
+        let repository = ClusterRemovalSurvey.paths(
+            on: "10.213.0.16", model, removingEtcd: true, deletingBackups: false)
+        #expect(repository.contains("/home/pgbackrest/.ssh/authorized_keys"), "\(repository)")
+        #expect(repository.contains("/home/pgbackrest/.ssh/id_ed25519"), "\(repository)")
+        #expect(!repository.contains("/etc/pgbackrest/pgbackrest.conf"), "kept backups keep their configuration")
+        let balancer = ClusterRemovalSurvey.paths(on: "10.213.0.14", model, removingEtcd: true, deletingBackups: false)
+        #expect(balancer.contains("/etc/systemd/system/keepalived.service.d/keel.conf"), "\(balancer)")
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Keel
 
 /// keepalived's configuration on a balancer: unicast VRRP to the other balancers, a priority of its own, and the
@@ -9,6 +10,8 @@ struct KeepalivedRole: Role {
     let vip: VIP
 
     static let configuration = "/etc/keepalived/keepalived.conf"
+    /// Keel's drop-in for keepalived's unit: restarted after a kill, the VIP released whenever it stops or starts.
+    static let serviceDropIn = "/etc/systemd/system/keepalived.service.d/keel.conf"
     static let packages = ["keepalived"]
 
     /// Each balancer's VRRP priority: distinct, highest for the first balancer, so that a single backup takes over
@@ -34,6 +37,11 @@ struct KeepalivedRole: Role {
                     "auth_pass": .string(String(model.vrrpPassword.reveal().prefix(8))),
                 ], isSecret: true
             )
+            Directory((Self.serviceDropIn as NSString).deletingLastPathComponent)
+            Template(
+                "cluster/keepalived/service.conf", to: Self.serviceDropIn,
+                values: ["vip": .string(vip.address), "interface": .string(interface)]
+            ).onChange(.run(name: "reload systemd units", command: "systemctl daemon-reload"))
         }
     }
 }

@@ -86,7 +86,7 @@ struct PatroniNodeRole: Role {
                         "interface": .string(vip.interface),
                     ])
                 File(
-                    "/etc/sudoers.d/keel-vip",
+                    Self.vipSudoers,
                     content: "# Managed by Keel: Patroni's VIP callback.\n"
                         + "postgres ALL=(root) NOPASSWD: \(Self.vipHelper) up, \(Self.vipHelper) down\n", mode: 0o440)
                 Template(
@@ -139,6 +139,10 @@ struct PatroniNodeRole: Role {
 
     /// The root-owned helper that moves the VIP when it follows the leader.
     static let vipHelper = "/usr/local/sbin/keel-vip"
+    /// The sudoers entry that lets postgres run exactly ``vipHelper`` up and down.
+    static let vipSudoers = "/etc/sudoers.d/keel-vip"
+    /// Where Patroni keeps the passwords of its own connections (it writes the file itself).
+    static let pgpass = SSHTrust.databaseHome + "/.pgpass_patroni"
 
     /// The VIP when it follows the Patroni leader: its address, and its prefix and interface on this host.
     private var leaderVIP: (address: String, prefix: Int, interface: String)? {
@@ -161,7 +165,7 @@ struct PatroniNodeRole: Role {
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
             "listen": .string(
                 vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
-            "authentication": .string(model.patroniAuthentication),
+            "authentication": .string(model.patroniAuthentication), "pgpass": .string(Self.pgpass),
             "tags": .string(JSONValue.object(model.patroniTags(of: host.name)).yaml(indent: 2)),
             "vip_callback": .bool(vip != nil),
             "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),

@@ -15,7 +15,7 @@ struct PgBackRestRepositoryRole: Role {
             Group("pgbackrest")
             User("pgbackrest", group: "pgbackrest", home: "/home/pgbackrest")
             try SSHTrust(
-                user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
+                user: "pgbackrest", home: SSHTrust.repositoryHome, key: repositoryKey, accepting: databaseKey,
                 from: model.databaseHosts, host: host, model: model
             ).steps
             Directory(backups.path, mode: 0o750, owner: "pgbackrest", group: "pgbackrest")

@@ -6,6 +6,24 @@ import Keel
 struct SSHTrust: Role {
     /// The forced command of the accepted key.
     static let command = "/usr/local/lib/keel/pgbackrest-ssh"
+    /// The home of postgres on a database host, and of pgbackrest on the repository host.
+    static let databaseHome = "/var/lib/postgresql"
+    static let repositoryHome = "/home/pgbackrest"
+
+    /// The files Keel writes in a home's `.ssh`: the key, the one key accepted, the pinned host keys.
+    struct Files {
+        let privateKey: String
+        let authorizedKeys: String
+        let knownHosts: String
+
+        init(in home: String) {
+            privateKey = home + "/.ssh/id_ed25519"
+            authorizedKeys = home + "/.ssh/authorized_keys"
+            knownHosts = home + "/.ssh/known_hosts"
+        }
+
+        var all: [String] { [privateKey, authorizedKeys, knownHosts] }
+    }
 
     let user: String
     let home: String
@@ -40,12 +58,12 @@ struct SSHTrust: Role {
             }.joined()
             Directory("/usr/local/lib/keel")
             Template("cluster/pgbackrest/ssh-command", to: Self.command, mode: 0o755, values: [:])
+            let files = Files(in: home)
             Directory("\(home)/.ssh", mode: 0o700, owner: user, group: user)
-            File("\(home)/.ssh/id_ed25519", contents: .secret(key.privateKey), mode: 0o600, owner: user, group: user)
+            File(files.privateKey, contents: .secret(key.privateKey), mode: 0o600, owner: user, group: user)
+            File(files.authorizedKeys, content: authorizedKey, mode: 0o600, owner: user, group: user)
             File(
-                "\(home)/.ssh/authorized_keys", content: authorizedKey, mode: 0o600, owner: user, group: user)
-            File(
-                "\(home)/.ssh/known_hosts",
+                files.knownHosts,
                 content: "# Managed by Keel: pinned from the hosts' own keys.\n" + knownHosts, owner: user, group: user)
         }
     }

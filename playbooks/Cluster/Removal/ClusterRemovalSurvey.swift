@@ -17,7 +17,7 @@ public struct ClusterRemovalSurvey: Sendable {
     public var backups: BackupStatus?
     /// The size of the stanza's WAL archive in the repository.
     public var archiveSize: String?
-    /// Other Patroni clusters with keys in the same etcd.
+    /// The other users of the same etcd: another Patroni cluster's name, or the prefix (`/app/`) of any other keys.
     public var otherClusters: [String] = []
     /// etcd goes too: asked, or no other cluster keeps keys in it, or an earlier run of this removal began it.
     public var removesEtcd = true
@@ -26,17 +26,22 @@ public struct ClusterRemovalSurvey: Sendable {
 
     public init() {}
 
-    /// The paths removal deletes on `host`: the model's data directory and every file Keel wrote for the cluster
-    /// (the kept repository's configuration stays unless its backups go too).
+    /// The paths removal deletes on `host`: the model's data directory and every file Keel wrote for the cluster,
+    /// credentials and keys included (the kept repository's configuration and backups stay unless they go too;
+    /// no key to reach them does).
     static func paths(on host: String, _ model: ClusterModel, removingEtcd: Bool, deletingBackups: Bool) -> [String] {
         var paths: [String] = []
         if model.databaseHosts.contains(host) {
             paths += [
                 model.dataDirectory, "/etc/patroni", "/etc/pgbouncer/userlist.txt", "/etc/pgbouncer/listen.ini",
-                "/var/lib/keel", RestoreRecovery.log,
+                "/var/lib/keel", RestoreRecovery.log, PatroniAPI.credentialsDirectory, PatroniNodeRole.pgpass,
             ]
+            if model.vip?.placement == .leader { paths += [PatroniNodeRole.vipSudoers, PatroniNodeRole.vipHelper] }
             if model.backups?.repositoryHost != nil || deletingBackups {
                 paths.append("/etc/pgbackrest/pgbackrest.conf")
+            }
+            if model.backups?.repositoryHost != nil {
+                paths += SSHTrust.Files(in: SSHTrust.databaseHome).all + [SSHTrust.command]
             }
         }
         if removingEtcd && model.etcdHosts.contains(host) {
@@ -44,12 +49,26 @@ public struct ClusterRemovalSurvey: Sendable {
             paths += [TLSFiles.etcd.directory, EtcdRemovalMarked.path(model)]
         }
         if model.balancerHosts.contains(host) {
-            paths += ["/etc/keepalived/keepalived.conf", "/etc/haproxy/haproxy.cfg"]
+            paths += ["/etc/keepalived/keepalived.conf", KeepalivedRole.serviceDropIn, "/etc/haproxy/haproxy.cfg"]
         }
-        if let backups = model.backups, deletingBackups, host == backups.repositoryHost {
-            paths.append("/etc/pgbackrest/pgbackrest.conf")
+        if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
+            paths += SSHTrust.Files(in: SSHTrust.repositoryHome).all + [SSHTrust.command]
+            if deletingBackups { paths.append("/etc/pgbackrest/pgbackrest.conf") }
         }
         return paths
+    }
+
+    /// Who else keeps `keys` in the cluster's etcd: every key outside the cluster's own prefix counts, a Patroni
+    /// cluster named by its scope, anything else by its first path segment.
+    static func otherUsers(ofKeys keys: [String], _ model: ClusterModel) -> [String] {
+        Array(
+            Set(
+                keys.filter { !$0.isEmpty && !$0.hasPrefix(model.dcsPrefix) }.map { key in
+                    let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+                    if parts.count > 3, parts[0].isEmpty, parts[1] == "service" { return String(parts[2]) }
+                    return parts.count > 2 && parts[0].isEmpty ? "/\(parts[1])/" : key
+                })
+        ).sorted()
     }
 
     /// Reads the hosts: first the clusters in etcd, which decide whether etcd goes (`removeEtcd` forces it).
@@ -69,20 +88,14 @@ public struct ClusterRemovalSurvey: Sendable {
             try await transport.run(
                 "[ -d \(EtcdBootstrap.dataDirectory) ] || exit 0; "
                     + "[ -e \(shellQuote(EtcdRemovalMarked.path(model))) ] && { echo \(begun); exit 0; }; "
-                    + etcdctl("--dial-timeout=2s get --prefix /service/ --keys-only"),
+                    + etcdctl("--dial-timeout=2s get '' --prefix --keys-only"),
                 timeout: .seconds(15))
         }[0]
         switch read {
         case .done(let result, _) where result.succeeded:
             survey.etcdRemovalBegun = result.stdoutText.split(separator: "\n").contains { $0 == begun }
-            survey.otherClusters = Array(
-                Set(
-                    result.stdoutText.split(separator: "\n").compactMap { key in
-                        let parts = key.split(separator: "/")
-                        return parts.count >= 2 && parts[0] == "service" && parts[1] != model.name
-                            ? String(parts[1]) : nil
-                    })
-            ).sorted()
+            survey.otherClusters = otherUsers(
+                ofKeys: result.stdoutText.split(separator: "\n").map(String.init).filter { $0 != begun }, model)
         case .done(let result, _):
             throw FlowError(
                 "etcd on \(etcdHost) did not list its clusters: \(result.stderrText)",
