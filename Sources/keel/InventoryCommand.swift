@@ -89,9 +89,9 @@ struct InventoryReport: Encodable {
             guard let host = hosts[name] else { continue }
             text = "  \(name)  (groups: \(host.groups.joined(separator: ", ")))\n"
             for (key, value) in host.vars.sorted(by: { $0.key < $1.key }) {
-                text += "    \(key): "
-                value.write(to: &text)
-                text += "\n"
+                var shown = ""
+                value.write(to: &shown)
+                text += "    \(terminalSafe(key)): \(terminalSafe(shown))\n"
             }
             write(text)
         }

@@ -48,10 +48,12 @@ struct StatusCommand: AsyncParsableCommand {
                 degraded = !status.problems.isEmpty
                 text = json ? try status.json() + "\n" : status.table
             } catch let error as StatusError {
-                guard watch else { throw CLIError(error.description) }
+                guard watch else { throw CLIError(terminalSafe(error.description, keepingNewlines: true)) }
                 text = error.description + "\n"
             }
-            Terminal.write(clear + text)
+            // Names, states and messages come from the hosts (any member's certificate can write the DCS): none
+            // may drive the terminal.
+            Terminal.write(clear + terminalSafe(text, keepingNewlines: true))
             guard watch else {
                 if degraded { throw ExitCode.failure }
                 return

@@ -127,7 +127,7 @@ public struct VariableReader: Sendable {
     }
 
     private func mismatch(_ name: String, _ variable: Variable, expected: String) -> InventoryError {
-        let shown = Variable.isSecret(name: name) ? "***" : "'\(variable.value)'"
+        let shown = Variable.isSecret(name: name) ? "***" : quotedForDisplay(variable.value.description)
         return InventoryError(
             "\(name) for host \(host) must be \(expected), not \(variable.value.kind) \(shown)", at: variable.origin,
             hint: "fix the value of \(name) at that line")

@@ -25,6 +25,12 @@ enum INIInventoryReader {
         var section = Section.hosts("ungrouped")
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let location = SourceLocation(file: file, line: index + 1)
+            if let control = rawLine.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7f }
+            ) {
+                throw InventoryError(
+                    "the line holds the control character U+\(String(format: "%04X", control.value))", at: location,
+                    hint: "an inventory holds text: remove it (a NUL or escape byte would reach SSH and the terminal)")
+            }
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {

@@ -9,23 +9,21 @@ public struct TemplateLibrary: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
-    /// `$KEEL_TEMPLATES`, else `templates/` in the working directory, else the `templates/` of the checkout the
-    /// running `keel` was built in.
-    public static func locate() -> TemplateLibrary {
+    /// `$KEEL_TEMPLATES`, else the `templates/` of the checkout the running `keel` was built in (the nearest
+    /// above the binary). Never the working directory's: those templates render scripts root runs, and a
+    /// `templates/` wherever keel happens to be started must not replace them.
+    public static func locate(executable: String = CommandLine.arguments.first ?? ".") -> TemplateLibrary {
         if let configured = ProcessInfo.processInfo.environment["KEEL_TEMPLATES"] {
             return TemplateLibrary(directory: configured)
         }
-        let local = FileManager.default.currentDirectoryPath + "/templates"
-        var candidate = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidate = binary
         for _ in 0..<5 {
             let templates = candidate.appendingPathComponent("templates").path
-            if FileManager.default.fileExists(atPath: templates) && !FileManager.default.fileExists(atPath: local) {
-                return TemplateLibrary(directory: templates)
-            }
+            if FileManager.default.fileExists(atPath: templates) { return TemplateLibrary(directory: templates) }
             candidate = candidate.deletingLastPathComponent()
         }
-        return TemplateLibrary(directory: local)
+        return TemplateLibrary(directory: binary.appendingPathComponent("templates").path)
     }
 
     /// Renders template `name` with `context`.

@@ -32,11 +32,8 @@ extension ClusterModel {
         /// One pg_hba field: no spaces, quotes or control characters.
         case hbaField
 
-        /// A control or format character (Unicode's Cc and Cf: newlines, escapes, bidirectional overrides).
-        static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-            if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7f }
-            return [.control, .format].contains(scalar.properties.generalCategory)
-        }
+        /// Whether `text` holds a control or format character (newlines, escapes, bidirectional overrides).
+        static func hasControls(_ text: String) -> Bool { terminalSafe(text) != text }
 
         private static func isPlain(_ byte: UInt8) -> Bool {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
@@ -49,7 +46,7 @@ extension ClusterModel {
             func only(_ extra: String) -> Bool {
                 value.utf8.allSatisfy { Self.isPlain($0) || extra.utf8.contains($0) }
             }
-            var controls: Bool { value.unicodeScalars.contains(where: Self.isControl) }
+            var controls: Bool { Self.hasControls(value) }
             switch self {
             case .name:
                 guard let first = value.utf8.first, Self.isPlain(first), only("_.-"),
@@ -104,14 +101,10 @@ extension ClusterModel {
             throws(InventoryError)
         {
             guard let problem = kind.problem(with: value) else { return }
-            // Secrets and free text are not shown; names are, with control characters written out.
+            // Secrets and free text are not shown; names are, with control characters written out, and cut short.
             let shown =
                 kind == .line || kind == .password
-                ? ""
-                : " '"
-                    + value.unicodeScalars.map {
-                        ValueKind.isControl($0) ? $0.escaped(asASCII: true) : String($0)
-                    }.joined() + "'"
+                ? "" : " " + quotedForDisplay(value)
             throw InventoryError(
                 "\(what)\(shown) cannot be used: \(problem)",
                 at: origin ?? SourceLocation(file: inventory.path, line: 1))
