@@ -257,6 +257,23 @@ extension LabTests {
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0, "h4": 0, "h5": 0], "\(second.output)")
         #expect(noop.handlers.isEmpty)
 
+        // postgres (a superuser's COPY … TO PROGRAM) plants a link to a root-only file where Keel writes its
+        // known_hosts: --check --diff shows nothing of the target, the deploy replaces the link as postgres, and
+        // the target stays as it was.
+        let shadowSum = try await remote(inventory, "h2", "sha256sum < /etc/shadow; stat -c '%U:%a' /etc/shadow")
+        _ = try await remote(
+            inventory, "h2", "runuser -u postgres -- ln -sfn /etc/shadow /var/lib/postgresql/.ssh/known_hosts")
+        let planted = try await KeelBinary.run(["deploy", "-i", inventory, "--check", "--diff"])
+        #expect(planted.status == 2, "\(planted.output)")
+        #expect(!planted.output.contains("root:"), "--check --diff prints the link's target: \(planted.output)")
+        let replaced = try await KeelBinary.run(["deploy", "-i", inventory])
+        #expect(replaced.status == 0, "\(replaced.output)")
+        let afterLink = try await remote(
+            inventory, "h2",
+            "sha256sum < /etc/shadow; stat -c '%U:%a' /etc/shadow; stat -c '%F %U' /var/lib/postgresql/.ssh/known_hosts"
+        )
+        #expect(afterLink == shadowSum + ["regular file postgres"], "\(afterLink)")
+
         // A lost secrets file must not lead to new passwords for a running cluster.
         let secretsFile = cluster.directory + "/.keel-secrets.yml"
         try FileManager.default.moveItem(atPath: secretsFile, toPath: secretsFile + ".kept")

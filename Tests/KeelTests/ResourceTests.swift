@@ -94,9 +94,48 @@ struct ResourceTests {
         let created = try directory.changes(from: ProbeOutput(text: "kind=missing"), on: host)
         #expect(
             created.flatMap(\.shown) == [
-                "mkdir -p /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"
+                "mkdir -p -- /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"
             ])
         #expect(throws: ResourceError.self) { try directory.changes(from: ProbeOutput(text: "kind=file"), on: host) }
+    }
+
+    @Test("in a directory another account controls, that account makes, writes, re-modes and removes; root never")
+    func controlledPaths() throws {
+        let postgres = "account=postgres\n"
+        let directory = Directory("/var/lib/postgresql/.ssh", mode: 0o700, owner: "postgres", group: "postgres")
+        let made = try directory.changes(from: ProbeOutput(text: postgres + "kind=missing"), on: host)
+        let mkdir = try #require(made.flatMap(\.shown).first)
+        #expect(mkdir.contains("runuser -u postgres -- sh -c") && !mkdir.contains("chown"), "\(mkdir)")
+
+        let key = File("/var/lib/postgresql/.ssh/id_ed25519", content: "k\n", mode: 0o600, owner: "postgres")
+        let written = try key.changes(from: ProbeOutput(text: postgres + "kind=missing"), on: host)
+        #expect(
+            written.flatMap(\.shown) == [
+                "upload /var/lib/postgresql/.ssh/id_ed25519 (2 bytes, mode 0600 owner postgres:root, written as postgres)"
+            ])
+        #expect(written.first?.content?.readAs == "postgres")
+        // A link planted where the file goes: replaced as postgres, its target never read for a diff.
+        let linked = try key.changes(from: ProbeOutput(text: postgres + "kind=other"), on: host)
+        #expect(linked.first?.content?.showsCurrent == false)
+        #expect(linked.flatMap(\.shown).first?.hasPrefix("if [ \"$(id -un)\" = postgres ]") == true)
+        // A file of root's there is replaced by postgres's own, not chowned by root.
+        let rootOwned = try key.changes(
+            from: ProbeOutput(text: postgres + "kind=file\nmode=600\nowner=root\ngroup=root\nsha256=x"), on: host)
+        #expect(rootOwned.flatMap(\.shown).allSatisfy { !$0.hasPrefix("chown") }, "\(rootOwned.flatMap(\.shown))")
+        let remode = try key.changes(
+            from: ProbeOutput(
+                text: postgres
+                    + "kind=file\nmode=644\nowner=postgres\ngroup=root\nsha256=\(SHA256.hex(Array("k\n".utf8)))"),
+            on: host)
+        #expect(remode.flatMap(\.shown).first?.contains("runuser -u postgres -- sh -c 'chmod 0600") == true)
+        // Root cannot be named the owner of a file postgres controls.
+        let rootFile = File("/var/lib/postgresql/mark", content: "x")
+        #expect(throws: ResourceError.self) {
+            try rootFile.changes(from: ProbeOutput(text: postgres + "kind=missing"), on: host)
+        }
+        let gone = try File.absent("/var/lib/postgresql/.ssh/old").changes(
+            from: ProbeOutput(text: postgres + "kind=file\nmode=600\nowner=postgres\ngroup=postgres"), on: host)
+        #expect(gone.flatMap(\.shown).first?.contains("runuser -u postgres -- sh -c 'rm -rf --") == true)
     }
 
     @Test("command: a satisfied guard skips it; without a guard it always runs")

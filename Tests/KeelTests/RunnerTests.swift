@@ -329,3 +329,42 @@ extension RunnerTests {
         #expect(read("work-alpha") == nil && read("work-beta") == "done\n")
     }
 }
+
+extension RunnerTests {
+    @Test(
+        "a link planted in a directory another account owns: --check --diff never shows its target, the run replaces the link as that account, the target is untouched",
+        .enabled(if: getuid() == 0, "runs as root, as Keel's plays do"))
+    func plantedLink() async throws {
+        let root = root
+        let home = "\(root)/home"
+        let target = "\(root)/root-only"
+        try "root's secret\n".write(toFile: target, atomically: true, encoding: .utf8)
+        chmod(target, 0o600)
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        chmod(root, 0o755)
+        _ = try Shell.run("/bin/chown", ["nobody", home])
+        try FileManager.default.createSymbolicLink(atPath: "\(home)/known_hosts", withDestinationPath: target)
+        let playbook = Playbook("test", summary: "a file in nobody's directory") {
+            Play("files", on: "alpha") { _ in
+                File("\(home)/known_hosts", content: "pinned\n", mode: 0o644, owner: "nobody", group: nil)
+            }
+        }
+        let (_, checked) = try await run(playbook, RunOptions(check: true, diff: true))
+        let shown = checked.steps.flatMap(\.diffs).joined()
+        #expect(!shown.contains("secret"), "the diff shows the link's target: \(shown)")
+        #expect(shown.contains("+pinned"), "\(shown)")
+
+        let (recap, _) = try await run(playbook)
+        #expect(recap.failedHosts.isEmpty)
+        let placed = try FileManager.default.attributesOfItem(atPath: "\(home)/known_hosts")
+        #expect(placed[.type] as? FileAttributeType == .typeRegular, "the link is replaced by a file")
+        #expect(placed[.ownerAccountName] as? String == "nobody")
+        #expect(try String(contentsOfFile: "\(home)/known_hosts", encoding: .utf8) == "pinned\n")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "root's secret\n", "the target is untouched")
+        let targetAttributes = try FileManager.default.attributesOfItem(atPath: target)
+        #expect(targetAttributes[.ownerAccountName] as? String == "root")
+        #expect((targetAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let (again, _) = try await run(playbook)
+        #expect(again.totalChanged == 0)
+    }
+}

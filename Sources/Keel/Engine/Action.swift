@@ -3,7 +3,7 @@
 public struct Action: Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         case shell(String, input: Secret?, timeout: Duration)
-        case upload(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?)
+        case upload(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?, account: String)
         case sql([String], connection: PostgresConnection, database: String?, hiding: [Secret])
     }
 
@@ -14,10 +14,12 @@ public struct Action: Sendable, CustomStringConvertible {
         Action(kind: .shell(command, input: input, timeout: timeout))
     }
 
-    /// `bytes` written to `path` atomically, with mode and owner set before the file appears.
-    public static func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) -> Action
-    {
-        Action(kind: .upload(path: path, bytes: bytes, mode: mode, owner: owner, group: group))
+    /// `bytes` written to `path` atomically, with mode and owner set before the file appears; by `account` when
+    /// another account than root controls the path (see ``PathController``).
+    public static func upload(
+        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, as account: String = "root"
+    ) -> Action {
+        Action(kind: .upload(path: path, bytes: bytes, mode: mode, owner: owner, group: group, account: account))
     }
 
     /// `statements` in one psql session, each on its own; the text of `hiding` is shown as `***`.
@@ -32,9 +34,10 @@ public struct Action: Sendable, CustomStringConvertible {
         switch kind {
         case .shell(let command, _, _):
             return command
-        case .upload(let path, let bytes, let mode, let owner, let group):
+        case .upload(let path, let bytes, let mode, let owner, let group, let account):
             let ownership = owner.map { " owner \($0)" + (group.map { ":\($0)" } ?? "") } ?? ""
-            return "upload \(path) (\(bytes.count) bytes, mode \(octal(mode))\(ownership))"
+            let writer = account == "root" ? "" : ", written as \(account)"
+            return "upload \(path) (\(bytes.count) bytes, mode \(octal(mode))\(ownership)\(writer))"
         case .sql(let statements, _, let database, let hiding):
             let shown = statements.map { statement in
                 hiding.reduce(statement) { $0.replacingOccurrences(of: $1.reveal(), with: "***") }
@@ -48,8 +51,10 @@ public struct Action: Sendable, CustomStringConvertible {
         switch kind {
         case .shell(let command, let input, let timeout):
             try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [], timeout: timeout)
-        case .upload(let path, let bytes, let mode, let owner, let group):
+        case .upload(let path, let bytes, let mode, let owner, let group, "root"):
             try await host.upload(bytes, to: path, mode: mode, owner: owner, group: group)
+        case .upload(let path, let bytes, let mode, _, let group, let account):
+            try await host.run(PathController.place(path, mode: mode, group: group, as: account), input: bytes)
         case .sql(let statements, let connection, let database, _):
             try await host.run(
                 connection.psql(database: database),

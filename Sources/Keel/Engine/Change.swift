@@ -25,10 +25,16 @@ public struct ContentChange: Sendable, Equatable {
     public var desired: [UInt8]
     /// Secret contents are never shown, not even as a diff.
     public var isSecret: Bool
+    /// The account the current contents are read as, for a diff (see ``PathController``).
+    public var readAs: String
+    /// Whether the current contents are shown: not when the path is a link or anything but a regular file.
+    public var showsCurrent: Bool
 
-    public init(path: String, desired: [UInt8], isSecret: Bool) {
+    public init(path: String, desired: [UInt8], isSecret: Bool, readAs: String = "root", showsCurrent: Bool = true) {
         self.path = path
         self.desired = desired
         self.isSecret = isSecret
+        self.readAs = readAs
+        self.showsCurrent = showsCurrent
     }
 }

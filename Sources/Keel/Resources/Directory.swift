@@ -18,11 +18,19 @@ public struct Directory: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)
+        try PathController.check(owner: owner, of: path, controlledBy: current.account)
         switch current.kind {
         case .directory:
-            return current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+            return try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
         case .missing:
-            var command = "mkdir -p \(shellQuote(path)) && chmod \(octal(mode)) \(shellQuote(path))"
+            var command = "mkdir -p -- \(shellQuote(path)) && chmod \(octal(mode)) \(shellQuote(path))"
+            if current.account != "root" {
+                // The account that controls it makes it, and so owns it.
+                if let group { command += " && chgrp \(shellQuote(group)) \(shellQuote(path))" }
+                return [
+                    Change("create (mode \(octal(mode)))", .shell(PathController.run(command, as: current.account)))
+                ]
+            }
             if owner != nil || group != nil {
                 command += " && chown \(shellQuote((owner ?? "") + (group.map { ":" + $0 } ?? ""))) \(shellQuote(path))"
             }

@@ -58,9 +58,10 @@ public struct File: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)
         guard let contents else {
-            return current.kind == .missing ? [] : [Change("remove", .shell("rm -rf \(shellQuote(path))"))]
+            let remove = PathController.run("rm -rf -- \(shellQuote(path))", as: current.account)
+            return current.kind == .missing ? [] : [Change("remove", .shell(remove))]
         }
-        return Self.changes(
+        return try Self.changes(
             path: path, wanted: contents.bytes, isSecret: contents.isSecret, current: current, mode: mode, owner: owner,
             group: group)
     }
@@ -69,10 +70,14 @@ public struct File: Resource {
     static func changes(
         path: String, wanted: [UInt8], isSecret: Bool, current: FileAttributes, mode: UInt32, owner: String?,
         group: String?
-    ) -> [Change] {
-        let content = ContentChange(path: path, desired: wanted, isSecret: isSecret)
-        // The upload sets mode and owner too, before the file appears.
-        let upload = Action.upload(wanted, to: path, mode: mode, owner: owner, group: group)
+    ) throws -> [Change] {
+        let account = current.account
+        try PathController.check(owner: owner, of: path, controlledBy: account)
+        let content = ContentChange(
+            path: path, desired: wanted, isSecret: isSecret, readAs: account, showsCurrent: current.kind == .file)
+        // The upload sets mode and owner too, before the file appears; where another account controls the path,
+        // that account writes it.
+        let upload = Action.upload(wanted, to: path, mode: mode, owner: owner, group: group, as: account)
         switch current.kind {
         case .missing:
             return [Change("create (\(wanted.count) bytes, mode \(octal(mode)))", upload, content: content)]
@@ -80,11 +85,15 @@ public struct File: Resource {
             return [
                 Change(
                     "replace the \(current.kind.rawValue) at this path with a file",
-                    .shell("rm -rf \(shellQuote(path))"), upload,
+                    .shell(PathController.run("rm -rf -- \(shellQuote(path))", as: account)), upload,
                     content: content)
             ]
         case .file:
-            let attributes = current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
+            // There, a file of another owner is replaced by the controlling account's own.
+            if account != "root", let owner, current.owner != owner {
+                return [Change("owner \(current.owner ?? "?") → \(owner) (a new file)", upload, content: content)]
+            }
+            let attributes = try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
             guard current.sha256 != SHA256.hex(wanted) else { return attributes }
             return [Change("contents (\(wanted.count) bytes)", upload, content: content)] + attributes
         }

@@ -8,12 +8,16 @@ struct FileAttributes: Equatable {
     var owner: String?
     var group: String?
     var sha256: String?
+    /// The account Keel acts as on this path (see ``PathController``).
+    var account = "root"
 
-    /// A probe printing the attributes of `path` as `key=value` lines (with the checksum when `checksum`).
+    /// A probe printing the attributes of `path` as `key=value` lines (with the checksum when `checksum`), and the
+    /// account that controls it.
     static func probe(_ path: String, checksum: Bool) -> String {
         let quoted = shellQuote(path)
         let sum = checksum ? "; printf sha256=; sha256sum < \(quoted)" : ""
         return """
+            \(PathController.probe(path)); \
             if [ -L \(quoted) ] || { [ -e \(quoted) ] && [ ! -f \(quoted) ] && [ ! -d \(quoted) ]; }; then echo kind=other; \
             elif [ -f \(quoted) ]; then echo kind=file; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted)\(sum); \
             elif [ -d \(quoted) ]; then echo kind=directory; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted); \
@@ -21,12 +25,16 @@ struct FileAttributes: Equatable {
             """
     }
 
-    init(kind: Kind, mode: UInt32? = nil, owner: String? = nil, group: String? = nil, sha256: String? = nil) {
+    init(
+        kind: Kind, mode: UInt32? = nil, owner: String? = nil, group: String? = nil, sha256: String? = nil,
+        account: String = "root"
+    ) {
         self.kind = kind
         self.mode = mode
         self.owner = owner
         self.group = group
         self.sha256 = sha256
+        self.account = account
     }
 
     init(_ output: ProbeOutput, path: String) throws {
@@ -36,19 +44,26 @@ struct FileAttributes: Equatable {
         }
         self.init(
             kind: kind, mode: fields["mode"].flatMap { UInt32($0, radix: 8) }, owner: fields["owner"],
-            group: fields["group"], sha256: fields["sha256"].map { String($0.prefix(64)) })
+            group: fields["group"], sha256: fields["sha256"].map { String($0.prefix(64)) },
+            account: fields["account"] ?? "root")
     }
 
-    /// Changes to mode, owner and group of an existing path, with the commands that make them.
-    func attributeChanges(path: String, mode: UInt32?, owner: String?, group: String?) -> [Change] {
+    /// Changes to mode, owner and group of an existing path, with the commands that make them, run as the
+    /// account that controls it. Root changes no owner there: a path that account controls may be a link by then.
+    func attributeChanges(path: String, mode: UInt32?, owner: String?, group: String?) throws -> [Change] {
         var changes: [Change] = []
         if let mode, self.mode != mode {
             changes.append(
                 Change(
                     "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))",
-                    .shell("chmod \(octal(mode)) \(shellQuote(path))")))
+                    .shell(PathController.run("chmod \(octal(mode)) \(shellQuote(path))", as: account))))
         }
         if let owner, self.owner != owner {
+            guard account == "root" else {
+                throw ResourceError(
+                    "\(path) belongs to \(self.owner ?? "?"), in a directory \(account) controls: Keel does not change its "
+                        + "owner as root there; remove it, or give it to \(owner) yourself")
+            }
             changes.append(
                 Change(
                     "owner \(self.owner ?? "?") → \(owner)", .shell("chown \(shellQuote(owner)) \(shellQuote(path))")))
@@ -56,7 +71,8 @@ struct FileAttributes: Equatable {
         if let group, self.group != group {
             changes.append(
                 Change(
-                    "group \(self.group ?? "?") → \(group)", .shell("chgrp \(shellQuote(group)) \(shellQuote(path))")))
+                    "group \(self.group ?? "?") → \(group)",
+                    .shell(PathController.run("chgrp \(shellQuote(group)) \(shellQuote(path))", as: account))))
         }
         return changes
     }

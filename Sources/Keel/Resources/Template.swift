@@ -36,7 +36,7 @@ public struct Template: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let wanted = try render(for: host)
-        return File.changes(
+        return try File.changes(
             path: path, wanted: Array(wanted.utf8), isSecret: isSecret, current: try FileAttributes(output, path: path),
             mode: mode, owner: owner, group: group)
     }

@@ -163,8 +163,12 @@ struct HostPlayRun {
                 diffs.append("--- \(content.path): secret contents, not shown\n")
                 continue
             }
-            let current = try? await session.transport.run(
-                "cat \(shellQuote(content.path)) 2>/dev/null", become: become, timeout: .seconds(60))
+            // Read as the account that controls the path, and only a regular file: never what a link points to.
+            let current =
+                content.showsCurrent
+                ? try? await session.transport.run(
+                    PathController.run("cat -- \(shellQuote(content.path)) 2>/dev/null", as: content.readAs),
+                    become: become, timeout: .seconds(60)) : nil
             let old = current?.stdout ?? []
             if old.contains(0) || content.desired.contains(0) {
                 diffs.append("--- \(content.path): binary contents differ\n")

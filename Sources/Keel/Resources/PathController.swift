@@ -1,0 +1,46 @@
+/// The account that controls where a path lives: the owner of the deepest directory (or link) above it that root
+/// does not own, or root when root owns them all. Keel writes, removes, re-modes and reads a path as that account:
+/// an account that can rename or replace a directory on the way (postgres in its home, its `.ssh`) could otherwise
+/// swap in a link and make root write, chown or print a file it chose.
+///
+/// The accounts other than root cannot make an entry owned by root, so the answer cannot turn to root between the
+/// probe that finds it and the change that uses it.
+enum PathController {
+    /// A probe snippet printing `account=NAME` for `path`.
+    static func probe(_ path: String) -> String {
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        return "(set -f; IFS=/; a=root; p=; d=\(shellQuote(parent)); for c in $d; do [ -n \"$c\" ] || continue; "
+            + "p=\"$p/$c\"; { [ -L \"$p\" ] || [ -e \"$p\" ]; } || break; o=$(stat -c %U -- \"$p\"); "
+            + "[ \"$o\" = root ] || a=$o; done; echo \"account=$a\")"
+    }
+
+    /// `command` run as `account`: as it is for root (or when the run is that account already), else through
+    /// `runuser`.
+    static func run(_ command: String, as account: String) -> String {
+        guard account != "root" else { return command }
+        let quoted = shellQuote(account)
+        return "if [ \"$(id -un)\" = \(quoted) ]; then sh -c \(shellQuote(command)); "
+            + "else runuser -u \(quoted) -- sh -c \(shellQuote(command)); fi"
+    }
+
+    /// A command placing standard input at `path` as `account`: a private file beside it, given its mode (and
+    /// group), then renamed over it, which replaces a link at `path` instead of following it.
+    static func place(_ path: String, mode: UInt32, group: String?, as account: String) -> String {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let chgrp = group.map { " && chgrp \(shellQuote($0)) \"$t\"" } ?? ""
+        let script =
+            "umask 077; t=$(mktemp -- \(shellQuote((directory.isEmpty ? "." : directory) + "/.keel-XXXXXXXX"))) "
+            + "|| exit 1; if cat > \"$t\" && chmod \(octal(mode)) \"$t\"\(chgrp) && mv -f -- \"$t\" \(shellQuote(path)); "
+            + "then exit 0; fi; rm -f -- \"$t\"; exit 1"
+        return run(script, as: account)
+    }
+
+    /// Refuses an owner other than `account` for a path `account` controls: Keel writes it as that account, which
+    /// cannot give it away.
+    static func check(owner: String?, of path: String, controlledBy account: String) throws {
+        guard account != "root", let owner, owner != account else { return }
+        throw ResourceError(
+            "\(path) is in a directory \(account) controls: Keel writes it as \(account), so its owner must be "
+                + "\(account), not \(owner)")
+    }
+}
