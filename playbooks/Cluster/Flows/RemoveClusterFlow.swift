@@ -118,11 +118,12 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
                         StanzaDeleted(backups: backups)
                         File.absent(backups.removedClusterMark)
                     } else {
+                        // Written as the repository's owner, who controls its directory.
                         File(
                             backups.removedClusterMark,
                             content:
-                                "# Keel: cluster \(model.name) was removed; stanza \(backups.stanza) keeps its backups.\n"
-                        )
+                                "# Keel: cluster \(model.name) was removed; stanza \(backups.stanza) keeps its backups.\n",
+                            owner: backups.backupUser, group: backups.backupUser)
                     }
                 }
             }
