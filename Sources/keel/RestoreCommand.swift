@@ -6,7 +6,7 @@ struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: RestoreFlow.name, abstract: RestoreFlow.summary,
         discussion:
-            "Reads the repository's backups and how far the WAL archive reaches, shows the plan (the backup set and why, the target, every data directory replaced), then asks for the cluster's name; --confirm NAME answers for scripts, --check shows the plan and stops. Run again with the same target, it resumes where a killed run stopped; after a finished restore it changes nothing."
+            "Reads the repository's backups and how far the WAL archive reaches, shows the plan (the backup set and why, the target, every data directory replaced), then asks for the cluster's name; --confirm NAME answers for scripts, --check shows the plan and stops. Run again with the same target, it resumes where a killed or failed run stopped; with another target, it restores there instead (until the restored data serves); with --abandon, it gives the restore up and starts Patroni again (until the restore host's data is being replaced). After a finished restore it changes nothing."
     )
 
     @OptionGroup var options: ClusterFlowOptions
@@ -23,12 +23,18 @@ struct RestoreCommand: AsyncParsableCommand {
     @Flag(help: "Restore to the same target as a finished restore once more (without it, that restore is done).")
     var again = false
 
+    @Flag(help: "Give up the unfinished restore: start Patroni again on every member (before any data is replaced).")
+    var abandon = false
+
     @Option(help: "Confirm without a prompt: the cluster's name.")
     var confirm: String?
 
     func validate() throws {
-        guard latest != (targetTime != nil || backupSet != nil) else {
+        guard abandon || latest != (targetTime != nil || backupSet != nil) else {
             throw ValidationError("give --target-time, --backup-set (with or without --target-time) or --latest")
+        }
+        guard !abandon || (!latest && targetTime == nil && backupSet == nil && !again) else {
+            throw ValidationError("--abandon gives the unfinished restore up: give it alone, without a target")
         }
     }
 
@@ -49,7 +55,8 @@ struct RestoreCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let target = try target()
+        // --abandon names no target: the journal's unfinished restore is the one given up.
+        let target = abandon ? .latest : try target()
         var finished = false
         try await options.run(
             offline: { inventory in
@@ -57,19 +64,38 @@ struct RestoreCommand: AsyncParsableCommand {
                 try ClusterConfirmation(confirm).checkEarly(ClusterModel.name(in: inventory), for: RestoreFlow.name)
             },
             planning: { model, inventory, connection in
-                let (plan, progress) = try await RestoreSurvey.plan(
-                    model, target: target, again: again, inventory: inventory, connection: try connection(),
-                    forks: options.connection.forks)
+                let (plan, decision) = try await RestoreSurvey.plan(
+                    model, target: target, again: again, abandon: abandon, inventory: inventory,
+                    connection: try connection(), forks: options.connection.forks)
                 // The plan shows under --check too.
-                Terminal.write(plan.text)
-                if let progress {
-                    finished = progress.isFinished
+                switch decision {
+                case .new:
+                    Terminal.write(plan.text)
+                    return RestoreFlow(plan: plan)
+                case .finished:
                     Terminal.write(
-                        finished
-                            ? "This restore is finished: nothing is left to do (--again restores to it once more).\n"
-                            : "It was begun: resuming after \(progress.stages.joined(separator: ", ")).\n")
+                        plan.text
+                            + "This restore is finished: nothing is left to do (--again restores to it once more).\n")
+                    finished = true
+                    return RestoreFlow(plan: plan, mode: .nothing)
+                case .resume(let progress):
+                    Terminal.write(
+                        plan.text + "It was begun: resuming after \(progress.stages.joined(separator: ", ")).\n")
+                    return RestoreFlow(plan: plan)
+                case .retarget(let unfinished):
+                    Terminal.write(
+                        plan.text + "It takes the place of the unfinished \(unfinished.plan.id) (done: "
+                            + "\(unfinished.stages.isEmpty ? "nothing" : unfinished.stages.joined(separator: ", "))), "
+                            + "which is given up.\n")
+                    return RestoreFlow(plan: plan, mode: .replacing(unfinished.plan.id))
+                case .abandon(let progress):
+                    Terminal.write(
+                        "restore will abandon the unfinished \(plan.id) (done: "
+                            + "\(progress.stages.isEmpty ? "nothing" : progress.stages.joined(separator: ", "))): "
+                            + "start Patroni\(model.pgbouncer ? " and PgBouncer" : "") again on "
+                            + "\(model.databaseHosts.joined(separator: ", ")); no data is replaced\n")
+                    return RestoreFlow(plan: plan, mode: .abandon)
                 }
-                return RestoreFlow(plan: plan)
             },
             confirm: { model, _ in
                 if !finished { try ClusterConfirmation(confirm).require(model.name, for: RestoreFlow.name) }

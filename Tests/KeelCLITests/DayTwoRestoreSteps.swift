@@ -41,8 +41,28 @@ extension LabTests {
         let unchanged = try await restoredMembers(cluster)
         #expect(unchanged.timeline == before.timeline && unchanged.leader == before.leader, "nothing stopped")
 
-        // Killed (SIGKILL) once the leader's data is restored, then run again: it resumes and finishes.
+        // Killed (SIGKILL) once Patroni stopped on the leader, before any data is replaced, then abandoned: Patroni
+        // runs again on every member, on the data it had (the later table there, the marks dropped).
         let toTarget = restore + ["--target-time", target, "--confirm", "lab"]
+        let stoppedKill = try await deployKilled(after: "restore: patroni", on: before.leader, toTarget)
+        #expect(stoppedKill == nil, "the restore ended before it was killed:\n\(stoppedKill ?? "")")
+        let abandoned = try await KeelBinary.run(restore + ["--abandon", "--confirm", "lab"])
+        #expect(
+            abandoned.status == 0 && abandoned.output.contains("restore will abandon the unfinished"),
+            "\(abandoned.output)")
+        let resumedAsBefore = try await restoredMembers(cluster)
+        #expect(resumedAsBefore.timeline >= before.timeline)
+        for host in resumedAsBefore.names {
+            let kept = try await remote(
+                inventory, host,
+                "cd / && runuser -u postgres -- psql -XAtq -d app -c \"SELECT to_regclass('marks') IS NULL, count(*) FROM later\""
+            )
+            #expect(kept == ["t|1"], "\(host) keeps the data it had: \(kept)")
+        }
+        let afterAbandon = try await KeelBinary.run(["status", "-i", inventory])
+        #expect(afterAbandon.output.contains("was abandoned"), "\(afterAbandon.output)")
+
+        // Killed (SIGKILL) once the leader's data is restored, then run again: it resumes and finishes.
         let killed = try await deployKilled(after: "restore: data directory restored", on: before.leader, toTarget)
         #expect(killed == nil, "the restore ended before it was killed:\n\(killed ?? "")")
         let started = ContinuousClock.now
@@ -57,6 +77,12 @@ extension LabTests {
         let noop = try await KeelBinary.run(toTarget + ["--events", events])
         #expect(noop.status == 0 && noop.output.contains("This restore is finished"), "\(noop.output)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(noop.output)")
+        // The restore host loses its record (a host replaced since): the restore is still finished, nothing runs.
+        _ = try await remote(inventory, first.leader, "rm -f /var/lib/keel/restore")
+        let recordLost = try await KeelBinary.run(toTarget + ["--events", events])
+        #expect(
+            recordLost.status == 0 && recordLost.output.contains("This restore is finished"), "\(recordLost.output)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(recordLost.output)")
 
         // To the same moment once more: a new timeline again, archiving clean.
         let again = try await KeelBinary.run(toTarget + ["--again"])

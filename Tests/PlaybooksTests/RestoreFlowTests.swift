@@ -142,3 +142,93 @@ struct RestoreFlowTests {
         #expect(recovery[2].command.contains("del --prefix /service/pg-lab/"))
     }
 }
+
+extension RestoreFlowTests {
+    /// A record of `plan` with `lines` after its header.
+    private func record(_ plan: RestorePlan, _ lines: String...) throws -> RestoreProgress {
+        try #require(RestoreProgress((RestoreProgress.header(plan) + lines).joined(separator: "\n")))
+    }
+
+    private func decision(
+        _ records: [String: RestoreProgress], _ target: RestoreTarget, again: Bool = false, abandon: Bool = false
+    ) -> String {
+        do {
+            switch try RestoreJournal(records: records).decide(target: target, again: again, abandon: abandon) {
+            case .new: return "new"
+            case .finished(let progress): return "finished \(progress.plan.target.description)"
+            case .resume(let progress): return "resume after \(progress.stages.joined(separator: ","))"
+            case .retarget(let progress): return "retarget \(progress.plan.target.description)"
+            case .abandon(let progress): return "abandon after \(progress.stages.joined(separator: ","))"
+            }
+        } catch {
+            return "refused: \(error.description)"
+        }
+    }
+
+    @Test("one journal for the cluster: a finished restore is not run again, even where a host lost its record")
+    func journalFinished() throws {
+        let done = try plan(.latest)
+        let finished = try record(done, "done: stopped", "done: finished")
+        // 10.213.0.12 (the restore host) was replaced since: it has no record; the others say finished.
+        let records = ["10.213.0.11": finished, "10.213.0.13": finished]
+        #expect(decision(records, .latest) == "finished \(RestoreTarget.latest.description)")
+        #expect(decision(records, .latest, again: true) == "new")
+        #expect(decision(records, .backupSet("F1", nil)) == "new")
+        #expect(decision([:], .latest) == "new")
+        #expect(decision(records, .latest, abandon: true).hasPrefix("refused: no restore is under way"))
+    }
+
+    @Test(
+        "an unfinished restore: resumed to its target, retargeted before its data serves, abandoned before it is replaced"
+    )
+    func journalUnfinished() throws {
+        let old = try plan(.latest)
+        let stopped = try record(old, "done: stopped")
+        let restoring = try record(old, "done: stopped", "begun: restored")
+        let promotedFailed = try record(old, "done: stopped", "done: restored", "begun: promoted")
+        let leading = try record(
+            old, "done: stopped", "done: restored", "done: promoted", "done: dcs-cleared", "done: leading")
+        let restoreHost = old.restoreHost
+        let other = "10.213.0.13"
+        #expect(decision([restoreHost: stopped, other: stopped], .latest) == "resume after stopped")
+        #expect(decision([restoreHost: promotedFailed, other: stopped], .latest) == "resume after stopped,restored")
+        // A WAL gap stops recovery short of the target: another target is allowed, and so is abandoning before the
+        // data is touched.
+        let newTarget = RestoreTarget.backupSet("F1", nil)
+        #expect(
+            decision([restoreHost: promotedFailed, other: stopped], newTarget)
+                == "retarget \(RestoreTarget.latest.description)")
+        #expect(decision([restoreHost: stopped, other: stopped], newTarget, abandon: true) == "abandon after stopped")
+        #expect(
+            decision([restoreHost: restoring, other: stopped], .latest, abandon: true).hasPrefix(
+                "refused: the unfinished \(old.id) has begun replacing"))
+        #expect(
+            decision([restoreHost: leading, other: stopped], newTarget).hasPrefix(
+                "refused: the unfinished \(old.id) already serves"))
+        // The restore host lost its record: nothing is resumed or abandoned blindly.
+        #expect(
+            decision([other: stopped], .latest).hasPrefix(
+                "refused: \(restoreHost), the host restored by the unfinished"))
+        // An abandoned restore is over.
+        let abandoned = try record(old, "done: stopped", "done: abandoned")
+        #expect(decision([restoreHost: abandoned, other: abandoned], .latest) == "new")
+    }
+
+    @Test("a retarget replaces the unfinished restore's record; a stage is recorded as begun before it runs")
+    func journalRecords() throws {
+        let old = try plan(.latest)
+        let new = try plan(.backupSet("F1", nil))
+        let (_, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let unfinished = ProbeOutput(text: RestoreProgress.header(old).joined(separator: "\n") + "\ndone: stopped")
+        #expect(throws: ResourceError.self) { try RestoreBegun(plan: new).changes(from: unfinished, on: context) }
+        #expect(try RestoreBegun(plan: new, replaces: old.id).changes(from: unfinished, on: context).count == 1)
+        let stage = RestoreStage(plan: new, stage: "restored", summary: "restored", command: "true")
+        let command = try #require(try stage.changes(from: ProbeOutput(text: ""), on: context).first?.actions.first)
+        #expect(command.description.hasPrefix("echo 'begun: restored' >> /var/lib/keel/restore && "))
+        let flow = RestoreFlow(plan: new, mode: .abandon).playbook(try model(), patroniWheel: [])
+        #expect(flow.plays.map(\.name) == ["restore abandoned", "members in service"])
+        #expect(RestoreFlow(plan: new, mode: .nothing).playbook(try model(), patroniWheel: []).plays.isEmpty)
+    }
+}

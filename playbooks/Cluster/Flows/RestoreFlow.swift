@@ -14,9 +14,25 @@ public struct RestoreFlow: ClusterFlow, Sendable {
     public static let writesSecrets = false
     public static let needsPatroniWheel = false
 
-    public let plan: RestorePlan
+    /// What the run does with the plan, as ``RestoreJournal`` decided.
+    public enum Mode: Sendable {
+        /// The restore, from the start or resumed where it stopped.
+        case restore
+        /// The restore, in place of the unfinished one with this id (a new target for it).
+        case replacing(String)
+        /// The plan's restore given up: Patroni started again; nothing restored.
+        case abandon
+        /// Nothing: the restore is finished.
+        case nothing
+    }
 
-    public init(plan: RestorePlan) { self.plan = plan }
+    public let plan: RestorePlan
+    public let mode: Mode
+
+    public init(plan: RestorePlan, mode: Mode = .restore) {
+        self.plan = plan
+        self.mode = mode
+    }
 
     public func check(_ model: ClusterModel) throws(FlowError) {
         guard model.backups != nil else {
@@ -31,12 +47,40 @@ public struct RestoreFlow: ClusterFlow, Sendable {
 
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let backups = model.backups!
-        let backupHost = backups.repositoryHost ?? plan.restoreHost
         let marked = model.databaseHosts + (backups.repositoryHost.map { [$0] } ?? [])
+        switch mode {
+        case .nothing: return Playbook(Self.name, summary: Self.summary) {}
+        case .abandon: return abandoned(model, marked: marked)
+        case .restore: return restored(model, marked: marked, replacing: nil)
+        case .replacing(let id): return restored(model, marked: marked, replacing: id)
+        }
+    }
+
+    /// The plan's restore given up before any data was replaced: Patroni (and PgBouncer) started again on every
+    /// member, where the restore had stopped them, and the restore recorded as abandoned.
+    private func abandoned(_ model: ClusterModel, marked: [String]) -> Playbook {
+        Playbook(Self.name, summary: Self.summary, become: true) {
+            Play("restore abandoned", on: model.pattern(marked), anyErrorsFatal: true) { host in
+                RestoreBegun(plan: plan, replaces: plan.id)
+                RestoreStage(
+                    plan: plan, stage: RestoreProgress.abandoned, summary: "patroni started again, restore abandoned",
+                    command: model.databaseHosts.contains(host.name)
+                        ? "systemctl enable --now patroni" + (model.pgbouncer ? " && systemctl start pgbouncer" : "")
+                        : "true")
+            }
+            PatroniPlays.inService(model)
+        }
+    }
+
+    private func restored(_ model: ClusterModel, marked: [String], replacing: String?) -> Playbook {
+        let backups = model.backups!
+        let backupHost = backups.repositoryHost ?? plan.restoreHost
         let others = model.databaseHosts.filter { $0 != plan.restoreHost }
         let leader = [plan.restoreHost]
         return Playbook(Self.name, summary: Self.summary, become: true) {
-            Play("restore begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in RestoreBegun(plan: plan) }
+            Play("restore begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in
+                RestoreBegun(plan: plan, replaces: replacing)
+            }
             Play("patroni stopped on the replicas", on: model.pattern(others)) { _ in stopped(model) }
             Play("patroni stopped on the leader", on: model.pattern(leader)) { _ in stopped(model) }
             Play("restored from the repository", on: model.pattern(leader)) { host in

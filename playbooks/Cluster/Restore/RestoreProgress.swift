@@ -8,12 +8,20 @@ public struct RestoreProgress: Sendable {
     public static let path = "/var/lib/keel/restore"
     /// The last stage, written on every host once the restore is whole.
     static let finished = "finished"
+    /// Written instead on every host of a restore given up before any data was replaced.
+    static let abandoned = "abandoned"
 
     public var plan: RestorePlan
     /// The stages done, in order.
     public var stages: [String]
+    /// The stages begun (done ones among them): a stage begun and not done was stopped half-way.
+    public var begun: [String]
 
     public var isFinished: Bool { stages.contains(Self.finished) }
+    public var isAbandoned: Bool { stages.contains(Self.abandoned) }
+
+    /// Whether `stage` was begun here (and perhaps not finished).
+    func began(_ stage: String) -> Bool { begun.contains(stage) || stages.contains(stage) }
 
     /// A line for `keel status`.
     public var summary: String {
@@ -21,8 +29,10 @@ public struct RestoreProgress: Sendable {
             + "(planned \(plan.planned.formatted(.iso8601)))"
             + (isFinished
                 ? ""
-                : " is UNFINISHED (done: \(stages.isEmpty ? "nothing" : stages.joined(separator: ", "))): "
-                    + "run keel restore with that target again")
+                : isAbandoned
+                    ? " was abandoned"
+                    : " is UNFINISHED (done: \(stages.isEmpty ? "nothing" : stages.joined(separator: ", "))): "
+                        + "run keel restore with that target again, another target, or --abandon")
     }
 
     /// A command printing the file, or nothing where there is none.
@@ -37,6 +47,7 @@ public struct RestoreProgress: Sendable {
         else { return nil }
         self.plan = plan
         stages = lines.dropFirst(2).filter { $0.hasPrefix("done: ") }.map { String($0.dropFirst(6)) }
+        begun = lines.dropFirst(2).filter { $0.hasPrefix("begun: ") }.map { String($0.dropFirst(7)) }
     }
 
     /// The file's first two lines for `plan`.
@@ -53,14 +64,18 @@ public struct RestoreProgress: Sendable {
             + "&& grep -qxF \(shellQuote("done: " + stage)) \(path)"
     }
 
-    /// A command recording `stage` of `plan` as done.
-    static func record(_ stage: String) -> String { "echo \(shellQuote("done: " + stage)) >> \(path)" }
+    /// A command recording `stage` of `plan` as done (or, with `begun`, as begun).
+    static func record(_ stage: String, begun: Bool = false) -> String {
+        "echo \(shellQuote((begun ? "begun: " : "done: ") + stage)) >> \(path)"
+    }
 }
 
 /// The restore's progress file, begun on a host taking part: written with the plan unless it already holds it.
-/// An unfinished restore with another plan is never overwritten.
+/// An unfinished restore with another plan is never overwritten, unless it is the one this plan `replaces`.
 struct RestoreBegun: Resource {
     let plan: RestorePlan
+    /// The id of the unfinished restore this one takes the place of (a new target for it).
+    var replaces: String?
 
     var description: String { "restore progress \(RestoreProgress.path)" }
 
@@ -70,7 +85,7 @@ struct RestoreBegun: Resource {
         let header = RestoreProgress.header(plan)
         if let earlier = RestoreProgress(output.text) {
             if earlier.plan.id == plan.id { return [] }
-            guard earlier.isFinished else {
+            guard earlier.isFinished || earlier.isAbandoned || earlier.plan.id == replaces else {
                 throw ResourceError(
                     "\(context.name) is in the middle of another restore (\(earlier.plan.id)); finish it first")
             }
@@ -87,10 +102,14 @@ struct RestoreBegun: Resource {
     }
 }
 
-/// One stage of a restore on a host: its command runs unless the progress file says it is done, and is recorded
-/// there once it succeeded. A stage killed half-way runs again whole, so each stage's command starts from any
-/// state the stage itself may have left.
+/// One stage of a restore on a host: its command runs unless the progress file says it is done, recorded there as
+/// begun before it runs and as done once it succeeded. A stage killed half-way runs again whole, so each stage's
+/// command starts from any state the stage itself may have left.
 struct RestoreStage: Resource {
+    /// The restore host's stage that replaces its data, and the one after which it serves the restored data.
+    static let restored = "restored"
+    static let leading = "leading"
+
     let plan: RestorePlan
     let stage: String
     let summary: String
@@ -104,6 +123,12 @@ struct RestoreStage: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         output.text == "done"
             ? []
-            : [Change(summary, .shell("{ \(command)\n} && \(RestoreProgress.record(stage))", timeout: timeout))]
+            : [
+                Change(
+                    summary,
+                    .shell(
+                        "\(RestoreProgress.record(stage, begun: true)) && { \(command)\n} && \(RestoreProgress.record(stage))",
+                        timeout: timeout))
+            ]
     }
 }

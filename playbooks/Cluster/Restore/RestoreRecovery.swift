@@ -16,7 +16,8 @@ struct RestoreRecovery: Role {
         let postgres = PostgresControl(model)
         let data = shellQuote(model.dataDirectory)
         RestoreStage(
-            plan: plan, stage: "restored", summary: "data directory restored from \(plan.set.label) (pgBackRest delta)",
+            plan: plan, stage: RestoreStage.restored,
+            summary: "data directory restored from \(plan.set.label) (pgBackRest delta)",
             command: "\(postgres.stopped) && runuser -u postgres -- pgbackrest --stanza=\(shellQuote(backups.stanza)) "
                 + "--delta --archive-mode=preserve --log-level-console=warn restore "
                 + plan.target.restoreOptions(set: plan.set.label),
@@ -29,7 +30,7 @@ struct RestoreRecovery: Role {
             command: Etcdctl(model, client: .patroni)("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")
         // patroni.dynamic.json came with the backup: Patroni would seed the configuration from it.
         RestoreStage(
-            plan: plan, stage: "leading", summary: "patroni started on the restored data",
+            plan: plan, stage: RestoreStage.leading, summary: "patroni started on the restored data",
             command: "rm -f \(data)/patroni.dynamic.json && systemctl enable --now patroni")
     }
 
@@ -59,9 +60,12 @@ struct RestoreRecovery: Role {
         let ready = "SELECT count(*) FROM pg_ls_dir('pg_wal/archive_status') AS f WHERE f LIKE '%.ready'"
         let inRecovery = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
         // A PostgreSQL left recovering by a killed run is started again with these settings; a promoted one stays.
+        // Its log starts empty (written as postgres, whose directory it is), so that the checks below read this
+        // recovery's lines, never an earlier restore's.
         let started =
             "{ ! \(postgres.running) || ! \(inRecovery) || \(postgres.stopped); } && "
-            + "{ \(postgres.running) || \(postgres.startRecovery(log: Self.log)); }"
+            + "{ \(postgres.running) || { runuser -u postgres -- sh -c \(shellQuote(": > \(log)")) && "
+            + "\(postgres.startRecovery(log: Self.log)); }; }"
         let promoted =
             "i=0; while \(inRecovery); do sleep 2; "
             + "\(postgres.running) || \(fail("PostgreSQL stopped before the recovery was complete")); "

@@ -1,41 +1,42 @@
 import Foundation
 import Keel
 
-/// What a restore reads before it plans: an earlier restore's progress on the members (an unfinished one is
-/// resumed, never mixed with another), then the running cluster — its leader, timeline and backups — and how far
-/// the WAL archive reaches, proven by a commit and a WAL switch on the leader that the archiver then archives.
+/// What a restore reads before it plans: the cluster's journal of restores (``RestoreJournal``: an unfinished one
+/// is resumed, retargeted or abandoned, never mixed with another; a finished one is not run again), then the
+/// running cluster — its leader, timeline and backups — and how far the WAL archive reaches, proven by a commit
+/// and a WAL switch on the leader that the archiver then archives.
 public enum RestoreSurvey {
-    /// The plan for `target`, and the progress of the restore it continues (nil for a new one): an unfinished
-    /// restore to the same target, or a finished one unless `again`.
+    /// The plan for `target` and what the journal decided: the plan of the restore resumed, finished or abandoned,
+    /// or a new one (in place of an unfinished one when retargeted).
     /// - Throws: ``FlowError`` for what cannot be restored or resumed; ``StatusError`` when no member answers.
     public static func plan(
-        _ model: ClusterModel, target: RestoreTarget, again: Bool, inventory: Inventory, connection: ConnectionOptions,
-        forks: Int
-    ) async throws -> (RestorePlan, RestoreProgress?) {
-        let fleet = Fleet(options: connection, forks: max(forks, model.databaseHosts.count))
-        let hosts = model.databaseHosts
+        _ model: ClusterModel, target: RestoreTarget, again: Bool, abandon: Bool, inventory: Inventory,
+        connection: ConnectionOptions, forks: Int
+    ) async throws -> (RestorePlan, RestoreJournal.Decision) {
+        let fleet = Fleet(options: connection, forks: max(forks, model.allHosts.count))
+        let hosts = model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? [])
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { _, transport in
             try await transport.run(RestoreProgress.read, timeout: .seconds(10)).stdoutText
         }
-        let progress = zip(hosts, outcomes).compactMap { host, outcome -> (String, RestoreProgress)? in
-            guard case .done(let text, _) = outcome, let progress = RestoreProgress(text) else { return nil }
-            return (host, progress)
+        var records: [String: RestoreProgress] = [:]
+        for (host, outcome) in zip(hosts, outcomes) {
+            if case .done(let text, _) = outcome, let progress = RestoreProgress(text) { records[host] = progress }
         }
-        if let (host, unfinished) = progress.first(where: { !$0.1.isFinished }) {
-            guard unfinished.plan.target == target else {
-                throw FlowError(
-                    "\(host) is in the middle of another restore: \(unfinished.plan.id) (done: "
-                        + "\(unfinished.stages.isEmpty ? "nothing yet" : unfinished.stages.joined(separator: ", ")))",
-                    hint: "run keel restore with that target again to finish it")
-            }
-            // The restore host's progress says how far the restore got.
-            let restoring = progress.first { $0.0 == unfinished.plan.restoreHost && $0.1.plan.id == unfinished.plan.id }
-            return (unfinished.plan, restoring?.1 ?? unfinished)
-        }
-        if !again, let (_, finished) = progress.first(where: { $0.1.plan.target == target }) {
-            return (finished.plan, finished)
+        let decision = try RestoreJournal(records: records).decide(target: target, again: again, abandon: abandon)
+        switch decision {
+        case .finished(let progress), .resume(let progress), .abandon(let progress):
+            return (progress.plan, decision)
+        case .retarget(let unfinished):
+            // The cluster is stopped: the archive reaches where it did when the unfinished restore was planned.
+            let plan = try RestorePlan(
+                model, target: target,
+                backups: try await backups(model, on: unfinished.plan.restoreHost, inventory: inventory, fleet: fleet),
+                archivedUntil: unfinished.plan.archivedUntil, timeline: unfinished.plan.timeline,
+                leader: unfinished.plan.restoreHost)
+            return (plan, decision)
+        case .new: break
         }
         let status = try await ClusterStatus.gather(model, inventory: inventory, connection: connection, forks: forks)
         guard let leader = status.members.first(where: { ["leader", "standby_leader"].contains($0.role) }) else {
@@ -50,7 +51,26 @@ public enum RestoreSurvey {
         let plan = try RestorePlan(
             model, target: target, backups: status.backups, archivedUntil: archived, timeline: leader.timeline,
             leader: leader.name)
-        return (plan, nil)
+        return (plan, decision)
+    }
+
+    /// The repository's backups, read on its host (or on `member` for a shared repository) while the cluster is
+    /// stopped.
+    private static func backups(_ model: ClusterModel, on member: String, inventory: Inventory, fleet: Fleet)
+        async throws -> BackupStatus?
+    {
+        guard let backups = model.backups else { return nil }
+        let host = backups.repositoryHost ?? member
+        switch await fleet.run(
+            [try inventory.target(for: host)],
+            { _, transport in
+                try await BackupStatus.read(backups, host: host, transport: transport)
+            })[0]
+        {
+        case .done(let status, _): return status
+        case .unreachable(let error), .failed(let error):
+            throw FlowError("the repository on \(host) could not be read: \(error)", hint: "see keel status")
+        }
     }
 
     /// The leader's clock once everything committed until then is in the archive: a commit (so that recovery to
