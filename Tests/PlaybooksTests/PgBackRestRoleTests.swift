@@ -61,25 +61,44 @@ struct PgBackRestRoleTests {
             user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
             from: model.databaseHosts, host: host, model: model)
         #expect(
-            trust.authorizedKey
+            try trust.authorizedKey
                 == "from=\"10.213.0.11,10.213.0.12,10.213.0.13\",restrict,command=\"/usr/local/lib/keel/pgbackrest-ssh\" "
                 + databaseKey.publicKey + "\n")
 
-        // The forced command itself, with a stand-in pgbackrest that says what it was given.
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("templates/cluster/pgbackrest/ssh-command").path
+        // A peer reached by a DNS name is named by its IP address (sshd matches from= against addresses only).
+        var named = model
+        named.addresses["10.213.0.12"] = "pg2.lab.example"
+        var peers = host.peers
+        peers["10.213.0.12"]?.defaultIPv4 = "10.213.0.42"
+        let byName = SSHTrust(
+            user: "pgbackrest", home: "/home/pgbackrest", key: repositoryKey, accepting: databaseKey,
+            from: named.databaseHosts,
+            host: HostContext(name: "10.213.0.16", inventory: inventory, facts: facts, peers: peers), model: named)
+        #expect(try byName.authorizedKey.hasPrefix("from=\"10.213.0.11,10.213.0.42,10.213.0.13\""))
+
+        // The forced command itself, rendered with a stand-in pgbackrest that says what it was given.
         let bin = directory + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try Shell.writeExecutable(bin + "/pgbackrest", "#!/bin/sh\necho \"ran $*\"\n")
+        let script = directory + "/pgbackrest-ssh"
+        try Shell.writeExecutable(
+            script,
+            try TemplateLibrary.locate().render(
+                "cluster/pgbackrest/ssh-command", context: ["pgbackrest": bin + "/pgbackrest"]))
         let marker = directory + "/marker"
         for (command, ran) in [
             ("pgbackrest --stanza=lab --remote-type=repo archive-push:remote", true),
+            ("\(bin)/pgbackrest --stanza=lab --exec-id=1-x --process=0 backup:remote", true),
             ("pgbackrest --stanza=lab info; touch \(marker)", false), ("pgbackrest $(touch \(marker))", false),
             ("pgbackrest info\ntouch \(marker)", false), ("touch \(marker)", false),
+            // Any pgbackrest command but its remote side: a database host's key must not manage the repository.
+            ("pgbackrest --stanza=lab stop", false), ("pgbackrest --stanza=lab --force stanza-delete", false),
+            ("pgbackrest --stanza=lab stanza-delete:remote extra", false), ("pgbackrest --stanza=lab info", false),
+            ("pgbackrest --stanza=lab ../x:remote", false), ("pgbackrest --stanza=* backup:remote", false),
+            ("/tmp/pgbackrest --stanza=lab backup:remote", false),
         ] {
             let (status, output) = try Shell.capture(
-                "/bin/sh", [script],
-                environment: ["SSH_ORIGINAL_COMMAND": command, "PATH": bin + ":/usr/bin:/bin"])
+                "/bin/sh", [script], environment: ["SSH_ORIGINAL_COMMAND": command, "PATH": "/usr/bin:/bin"])
             #expect((status == 0 && output.hasPrefix("ran --stanza=lab")) == ran, "\(command): \(status) \(output)")
         }
         #expect(!FileManager.default.fileExists(atPath: marker))

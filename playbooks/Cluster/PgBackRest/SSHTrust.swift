@@ -6,6 +6,8 @@ import Keel
 struct SSHTrust: Role {
     /// The forced command of the accepted key.
     static let command = "/usr/local/lib/keel/pgbackrest-ssh"
+    /// What it runs: pgBackRest, for its remote side only.
+    static let pgbackrest = "/usr/bin/pgbackrest"
     /// The home of postgres on a database host, and of pgbackrest on the repository host.
     static let databaseHome = "/var/lib/postgresql"
     static let repositoryHome = "/home/pgbackrest"
@@ -57,7 +59,10 @@ struct SSHTrust: Role {
                 return keys.map { "\(peer),\(model.address(of: peer)) \($0)\n" }.joined()
             }.joined()
             Directory("/usr/local/lib/keel")
-            Template("cluster/pgbackrest/ssh-command", to: Self.command, mode: 0o755, values: [:])
+            Template(
+                "cluster/pgbackrest/ssh-command", to: Self.command, mode: 0o755,
+                values: ["pgbackrest": .string(Self.pgbackrest)])
+            let authorizedKey = try authorizedKey
             let files = Files(in: home)
             Directory("\(home)/.ssh", mode: 0o700, owner: user, group: user)
             File(files.privateKey, contents: .secret(key.privateKey), mode: 0o600, owner: user, group: user)
@@ -69,8 +74,22 @@ struct SSHTrust: Role {
     }
 
     /// The accepted key, limited to the peers' addresses and to pgbackrest, without a terminal or forwarding.
+    /// sshd matches `from=` against the client's IP address (it does not look names up by default): a peer
+    /// reached by a DNS name is named by the address its facts report.
     var authorizedKey: String {
-        let addresses = peers.map { model.address(of: $0) }.joined(separator: ",")
-        return "from=\"\(addresses)\",restrict,command=\"\(Self.command)\" \(peerKey.publicKey)\n"
+        get throws {
+            let addresses = try peers.map { peer in
+                let address = model.address(of: peer)
+                if IPv4.isValid(address) { return address }
+                guard let own = host.peers[peer]?.defaultIPv4, IPv4.isValid(own) else {
+                    throw ResourceError(
+                        "the IP address of \(peer) (\(address)) is unknown to this run; run without a --limit that leaves \(peer) out"
+                    )
+                }
+                return own
+            }
+            return
+                "from=\"\(addresses.joined(separator: ","))\",restrict,command=\"\(Self.command)\" \(peerKey.publicKey)\n"
+        }
     }
 }
