@@ -147,3 +147,17 @@ extension JinjaTests {
         #expect(Inventory.magicVariables.isSubset(of: inventory.variables(for: "x1").keys))
     }
 }
+
+extension JinjaTests {
+    @Test("a fact holding Jinja is taken as the host reports it, never evaluated")
+    func factsAreNotTemplates() throws {
+        let fixture = try InventoryFixture([
+            "hosts": "[db]\npg1\n", "group_vars/all.yml": "name: \"{{ ansible_hostname }}\"\n",
+        ])
+        let inventory = try fixture.load("hosts").adding(facts: [
+            "pg1": ["ansible_hostname": .string("{{ 9223372036854775807 * 2 }}")]
+        ])
+        let reader = VariableReader(host: "pg1", variables: inventory.variables(for: "pg1"))
+        #expect(try reader.string(["name"]) == "{{ 9223372036854775807 * 2 }}")
+    }
+}

@@ -139,3 +139,36 @@ struct BalancerFlowTests {
             ])
     }
 }
+
+extension BalancerFlowTests {
+    @Test("vip_interface as Jinja over facts is each balancer's own, not the first database host's")
+    func interfacePerHost() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-vip-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory + "/group_vars", withIntermediateDirectories: true)
+        try ClusterModelTests.hosts.write(toFile: directory + "/hosts.ini", atomically: true, encoding: .utf8)
+        try (ClusterModelTests.vars + "\nvip_interface: \"{{ ansible_default_ipv4.interface }}\"\n").write(
+            toFile: directory + "/group_vars/all.yml", atomically: true, encoding: .utf8)
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        func facts(_ interface: String, _ address: String) -> [String: InventoryValue] {
+            var facts = Facts()
+            facts.defaultInterface = interface
+            facts.defaultIPv4 = address
+            facts.interfaces = [interface: ["\(address)/24"]]
+            return facts.ansibleVariables
+        }
+        var gathered: [String: [String: InventoryValue]] = [:]
+        for (host, interface) in [
+            ("10.213.0.11", "eth0"), ("10.213.0.12", "eth0"), ("10.213.0.13", "eth0"), ("10.213.0.14", "ens3"),
+            ("10.213.0.15", "enp1s0"),
+        ] {
+            gathered[host] = facts(interface, host)
+        }
+        let model = try ClusterModel.load(
+            from: inventory.adding(facts: gathered),
+            secrets: try ClusterSecrets(besideInventory: inventory.path, readOnly: true))
+        #expect(model.vip?.interfaces["10.213.0.14"] == "ens3")
+        #expect(model.vip?.interfaces["10.213.0.15"] == "enp1s0")
+        #expect(model.vip?.interfaces["10.213.0.11"] == "eth0")
+    }
+}

@@ -92,9 +92,11 @@ public struct Inventory: Sendable {
     public func variables(for host: String) -> [String: Variable] {
         let memberships = groups(of: host)
         var resolved = defaults
+        // Facts are what the host reports, never Jinja to evaluate (Ansible marks them unsafe too): a hostname or
+        // interface name holding `{{ … }}` is taken as it is.
         resolved.merge(
             (hostFacts[host] ?? [:]).mapValues {
-                Variable($0, at: SourceLocation(file: "the facts of \(host)", line: 0))
+                Variable(evaluated: $0, at: SourceLocation(file: "the facts of \(host)", line: 0))
             }
         ) { $1 }
         for group in memberships { resolved.merge(groups[group]?.variables ?? [:]) { $1 } }

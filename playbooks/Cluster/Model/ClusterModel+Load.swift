@@ -75,7 +75,7 @@ extension ClusterModel {
             upgradePatroni: try reader.bool(.upgradePatroni) ?? false,
             withHAProxy: try reader.bool(.withHAProxy) ?? false,
             haproxyPorts: try haproxyPorts(reader),
-            vip: try vip(reader),
+            vip: try vip(reader, inventory: inventory),
             pgbouncer: try reader.bool(.pgbouncerInstall) ?? true,
             pgbouncerPort: try reader.int(.pgbouncerListenPort, in: 1...65535) ?? 6432,
             pgbouncerPools: try pools(reader),
@@ -164,16 +164,21 @@ extension ClusterModel {
     }
 
     /// `cluster_vip` on the balancers when HAProxy runs, else on the leader; nil when it is empty.
-    private static func vip(_ reader: VariableReader) throws(InventoryError) -> VIP? {
+    private static func vip(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) -> VIP? {
         guard let address = try reader.string(.clusterVIP), !address.isEmpty else { return nil }
         guard IPv4.isValid(address) else {
             throw InventoryError("cluster_vip '\(address)' is not an IPv4 address", at: reader.origin(.clusterVIP))
         }
-        let interface = try reader.string(.vipInterface)
+        // Read on each host: its own facts decide an interface given as Jinja over them.
+        var interfaces: [String: String] = [:]
+        for host in inventory.hostNames {
+            let own = VariableReader(host: host, variables: inventory.variables(for: host))
+            if let interface = try own.string(.vipInterface), !interface.isEmpty { interfaces[host] = interface }
+        }
         let lastByte = Int(address.split(separator: ".").last ?? "") ?? 1
         return VIP(
             address: address, placement: try reader.bool(.withHAProxy) ?? false ? .balancers : .leader,
-            interface: interface?.isEmpty == false ? interface : nil,
+            interfaces: interfaces,
             routerID: try reader.int(.keepalivedRouterID, in: 1...255) ?? max(lastByte, 1))
     }
 

@@ -11,8 +11,9 @@ public struct VIP: Sendable, Equatable {
 
     public var address: String
     public var placement: Placement
-    /// `vip_interface`; nil to use the interface that holds the host's own address.
-    public var interface: String?
+    /// `vip_interface` as each host's own variables and facts give it (the reference's default is that host's
+    /// `ansible_default_ipv4.interface`); a host without one uses the interface that holds its address.
+    public var interfaces: [String: String] = [:]
     /// VRRP's id for the balancers' router, unique on the network segment (`keepalived_virtual_router_id`; by
     /// default the VIP's last byte).
     public var routerID: Int
@@ -36,6 +37,6 @@ public struct VIP: Sendable, Equatable {
                 "cluster_vip \(self.address) is outside \(network), the network of \(name) on \(host.name); choose a free address in it"
             )
         }
-        return (interface ?? name, prefix)
+        return (interfaces[host.name] ?? name, prefix)
     }
 }
