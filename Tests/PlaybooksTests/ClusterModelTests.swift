@@ -146,8 +146,8 @@ struct ClusterModelTests {
         #expect("\(first.superuserPassword)" == "***")
         #expect(
             Set(first.generatedSecrets.filter { !$0.hasPrefix("tls_") }) == [
-                "patroni_replication_password", "patroni_restapi_password", "patroni_superuser_password", "user_app",
-                "vrrp_auth_pass",
+                "haproxy_stats_password", "patroni_replication_password", "patroni_restapi_password",
+                "patroni_superuser_password", "user_app", "vrrp_auth_pass",
             ])
         #expect(first.generatedSecrets.contains("tls_ca_key") && first.generatedSecrets.contains("tls_10.213.0.12_key"))
         #expect(again.generatedSecrets.isEmpty)

@@ -17,6 +17,9 @@ struct HAProxyRole: Role {
     static let reloadScript = "/usr/local/lib/keel/haproxy-reload"
     static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: reloadScript)
 
+    /// The account of HAProxy's stats page; its password is ``ClusterModel/haproxyStatsPassword``.
+    static let statsUser = "keel"
+
     /// HAProxy, and socat to carry its servers' state across a reload.
     static let packages = ["haproxy", "socat"]
 
@@ -27,7 +30,13 @@ struct HAProxyRole: Role {
         if let tls = model.tls {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
-        Template("cluster/haproxy/haproxy.cfg", to: "/etc/haproxy/haproxy.cfg", values: values).onChange(Self.reload)
+        Template(
+            "cluster/haproxy/haproxy.cfg", to: "/etc/haproxy/haproxy.cfg", mode: 0o600,
+            values: values.merging([
+                "stats_user": .string(Self.statsUser),
+                "stats_password": .string(model.haproxyStatsPassword?.reveal() ?? ""),
+            ]) { $1 }, isSecret: true
+        ).onChange(Self.reload)
         Service("haproxy", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(model.haproxyPorts.stats, host: "127.0.0.1", timeout: .seconds(30))

@@ -99,6 +99,9 @@ extension ClusterModel {
             if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
         }
+        if model.withHAProxy {
+            model.haproxyStatsPassword = secrets.password(for: ClusterSecrets.haproxyStatsPassword)
+        }
         model.patroniWheelDigest = try wheelDigest(reader, version: model.patroniVersion)
         model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
         model.tls = try tls(reader, model: model, secrets: secrets)

@@ -42,6 +42,8 @@ public struct ClusterModel: Sendable {
     public var restAPIPassword: Secret
     /// VRRP authentication between keepalived peers; generated, never in the inventory.
     public var vrrpPassword: Secret
+    /// The password of HAProxy's stats page, where HAProxy runs.
+    public var haproxyStatsPassword: Secret?
     public var synchronousMode: Bool
     public var synchronousModeStrict: Bool
     public var synchronousNodeCount: Int

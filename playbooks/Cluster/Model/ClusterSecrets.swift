@@ -87,6 +87,8 @@ public final class ClusterSecrets: @unchecked Sendable {
     public static func userPassword(_ user: String) -> String { "user_\(user)" }
     /// The name in the file of keepalived's VRRP password.
     public static let vrrpPassword = "vrrp_auth_pass"
+    /// The name in the file of the password of HAProxy's stats page.
+    public static let haproxyStatsPassword = "haproxy_stats_password"
 
     /// The names of the secrets this run generated, sorted: right for a new cluster, fatal for a running one.
     public var generated: [String] {
