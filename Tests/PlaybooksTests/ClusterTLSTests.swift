@@ -66,3 +66,28 @@ struct ClusterTLSTests {
         #expect(plain.tls == nil && plain.pgbouncerClientTLS == "disable")
     }
 }
+
+extension ClusterTLSTests {
+    @Test("after the CA is replaced, every host's certificate is issued again by the new CA, none kept from the old")
+    func reissuedForNewAuthority() throws {
+        let (first, directory) = try ClusterModelTests().load()
+        let secretsFile = directory + "/.keel-secrets.yml"
+        // The documented rotation: the CA's lines removed, the hosts' certificates left.
+        let kept =
+            try String(contentsOfFile: secretsFile, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("tls_ca_") }.joined(separator: "\n") + "\n"
+        try kept.write(toFile: secretsFile, atomically: true, encoding: .utf8)
+        let rotated = try ClusterModel.load(
+            from: try Inventory.load(path: directory + "/hosts.ini"),
+            secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        let authority = try Certificate(pemEncoded: try #require(rotated.tls?.authority))
+        #expect(rotated.tls?.authority != first.tls?.authority)
+        for host in rotated.databaseHosts {
+            let pem = try #require(rotated.tls?.hosts[host]?.certificate)
+            #expect(pem != first.tls?.hosts[host]?.certificate, "\(host) keeps the old CA's certificate")
+            let certificate = try Certificate(pemEncoded: pem)
+            #expect(certificate.issuer == authority.subject)
+            #expect(authority.publicKey.isValidSignature(certificate.signature, for: certificate))
+        }
+    }
+}

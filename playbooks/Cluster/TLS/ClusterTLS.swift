@@ -39,10 +39,14 @@ public struct ClusterTLS: Sendable {
         for (host, addresses) in hosts {
             let certificateName = "tls_\(host)_certificate"
             let keyName = "tls_\(host)_key"
+            // Kept while it names the host as it is, stays valid a while, and was issued by the CA in use (after
+            // the CA is replaced, every host gets a certificate of the new one).
             if let pem = secrets.stored(certificateName), let key = secrets.stored(keyName),
                 let certificate = try? Certificate(pemEncoded: pem),
                 Self.names(of: certificate) == Set(Self.generalNames(host: host, addresses: addresses)),
-                certificate.notValidAfter.timeIntervalSinceNow > renewalMargin
+                certificate.notValidAfter.timeIntervalSinceNow > renewalMargin,
+                let authority, certificate.issuer == authority.subject,
+                authority.publicKey.isValidSignature(certificate.signature, for: certificate)
             {
                 issued[host] = Issued(certificate: pem, key: Secret(key))
                 continue
