@@ -31,8 +31,8 @@ extension LabTests {
         let restore = ["restore", "-i", inventory]
         for (arguments, reason) in [
             (["--target-time", "2026-11-22 14:02:16"], "is not a moment with a time zone"),
-            (["--target-time", "2099-01-01 00:00:00Z"], "is after the last archived WAL"),
-            (["--target-time", "2000-01-01 00:00:00Z"], "is before the oldest backup"),
+            (["--target-time", "2099-01-01 00:00:00Z"], "is in the future"),
+            (["--target-time", "2000-01-01 00:00:00Z", "--confirm", "lab"], "is before the oldest backup"),
             (["--target-time", target, "--confirm", "wrong"], "does not name the cluster (lab): nothing was changed"),
         ] {
             let refused = try await KeelBinary.run(restore + arguments)
