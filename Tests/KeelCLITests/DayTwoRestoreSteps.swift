@@ -44,7 +44,7 @@ extension LabTests {
         // Killed (SIGKILL) once Patroni stopped on the leader, before any data is replaced, then abandoned: Patroni
         // runs again on every member, on the data it had (the later table there, the marks dropped).
         let toTarget = restore + ["--target-time", target, "--confirm", "lab"]
-        let stoppedKill = try await deployKilled(after: "restore: patroni", on: before.leader, toTarget)
+        let stoppedKill = try await deployKilled(after: "restore: WAL archived", on: before.leader, toTarget)
         #expect(stoppedKill == nil, "the restore ended before it was killed:\n\(stoppedKill ?? "")")
         let abandoned = try await KeelBinary.run(restore + ["--abandon", "--confirm", "lab"])
         #expect(

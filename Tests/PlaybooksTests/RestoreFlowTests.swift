@@ -1,5 +1,6 @@
 import Foundation
 import Keel
+import KeelTestSupport
 import Testing
 
 @testable import Playbooks
@@ -65,7 +66,7 @@ struct RestoreFlowTests {
             try refusal(.time(Self.moment("1970-01-01 00:10:00Z")))?.contains("is before the oldest backup, F1") == true
         )
         #expect(
-            try refusal(.time(Self.moment("1970-01-01 02:00:00Z")))?.contains("is after the last archived WAL") == true)
+            try refusal(.time(Self.moment("1970-01-01 02:00:00Z")))?.contains("is after the leader's clock") == true)
         #expect(try refusal(.backupSet("F9", nil))?.contains("has no backup set F9") == true)
         #expect(
             try refusal(.backupSet("F3", Self.moment("1970-01-01 00:41:40Z")))?.contains(
@@ -230,5 +231,44 @@ extension RestoreFlowTests {
         let flow = RestoreFlow(plan: new, mode: .abandon).playbook(try model(), patroniWheel: [])
         #expect(flow.plays.map(\.name) == ["restore abandoned", "members in service"])
         #expect(RestoreFlow(plan: new, mode: .nothing).playbook(try model(), patroniWheel: []).plays.isEmpty)
+    }
+}
+
+extension RestoreFlowTests {
+    @Test("the survey writes nothing; the leader's stop first switches its WAL and waits for the archiver")
+    func leaderArchivesAsItStops() throws {
+        let model = try model()
+        let playbook = RestoreFlow(plan: try plan(.latest)).playbook(model, patroniWheel: [])
+        let leaderPlay = try #require(playbook.plays.first { $0.name == "patroni stopped on the leader" })
+        let (_, directory) = try ClusterModelTests().load()
+        let host = HostContext(
+            name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let stage = try #require(try leaderPlay.body(host).first?.resource as? RestoreStage)
+        #expect(stage.summary.hasPrefix("WAL archived, "))
+        // Run with a stand-in psql: the leader commits, switches, and waits until its segment is archived.
+        let bin = directory + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try Shell.writeExecutable(
+            bin + "/runuser",
+            """
+            #!/bin/sh
+            sql=$(cat); echo "$sql" >> \(directory)/sql.log
+            case "$sql" in
+              *pg_is_in_recovery*) echo f ;;
+              *txid_current*) echo 1 ;;
+              *pg_switch_wal*) echo 000000010000000000000005 ;;
+              *last_archived_wal*) n=$(grep -c last_archived_wal \(directory)/sql.log); [ "$n" -ge 2 ] && echo t || echo f ;;
+            esac
+
+            """)
+        let command = stage.command.components(separatedBy: " && systemctl disable")[0]
+        let result = try Shell.capture("/bin/sh", ["-c", command], environment: ["PATH": bin + ":/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.output)")
+        let log = try String(contentsOfFile: directory + "/sql.log", encoding: .utf8)
+        #expect(log.contains("txid_current") && log.contains("pg_switch_wal()"))
+        #expect(log.contains("last_archived_wal >= '000000010000000000000005'"), "\(log)")
+        let replica = try #require(playbook.plays.first { $0.name == "patroni stopped on the replicas" })
+        let replicaStage = try #require(try replica.body(host).first?.resource as? RestoreStage)
+        #expect(!replicaStage.command.contains("pg_switch_wal"))
     }
 }

@@ -82,7 +82,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
                 RestoreBegun(plan: plan, replaces: replacing)
             }
             Play("patroni stopped on the replicas", on: model.pattern(others)) { _ in stopped(model) }
-            Play("patroni stopped on the leader", on: model.pattern(leader)) { _ in stopped(model) }
+            Play("patroni stopped on the leader", on: model.pattern(leader)) { _ in stopped(model, leader: true) }
             Play("restored from the repository", on: model.pattern(leader)) { host in
                 RestoreRecovery(model: model, plan: plan).steps
                 PatroniPlays.leading(model, host: host.name)
@@ -118,12 +118,33 @@ public struct RestoreFlow: ClusterFlow, Sendable {
     }
 
     /// Patroni, and with it PostgreSQL, stopped and kept from starting at boot, and PgBouncer stopped: no client
-    /// reaches the member until it serves the restored data.
-    private func stopped(_ model: ClusterModel) -> RestoreStage {
+    /// reaches the member until it serves the restored data. The `leader` first commits, switches its WAL and waits
+    /// until the archiver has archived the switched segment: every commit until then is in the archive.
+    private func stopped(_ model: ClusterModel, leader: Bool = false) -> RestoreStage {
         let postgres = PostgresControl(model)
+        let stop =
+            "systemctl disable --now patroni" + (model.pgbouncer ? " && systemctl stop pgbouncer" : "")
+            + " && \(postgres.stopped)"
         return RestoreStage(
-            plan: plan, stage: "stopped", summary: "patroni\(model.pgbouncer ? " and pgbouncer" : "") stopped",
-            command: "systemctl disable --now patroni" + (model.pgbouncer ? " && systemctl stop pgbouncer" : "")
-                + " && \(postgres.stopped)")
+            plan: plan, stage: "stopped",
+            summary: (leader ? "WAL archived, " : "") + "patroni\(model.pgbouncer ? " and pgbouncer" : "") stopped",
+            command: leader ? Self.archived(model) + " && " + stop : stop)
+    }
+
+    /// On the leader, while its PostgreSQL runs as the primary: a commit (so that recovery to any earlier moment
+    /// has a commit after it to stop at), a WAL switch, and the archiver's word that it archived the switched
+    /// segment (within 60 s). Where PostgreSQL no longer runs as the primary (a resumed restore), nothing.
+    private static func archived(_ model: ClusterModel) -> String {
+        let primary = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" = f ]"
+        let switched = "SELECT pg_walfile_name(pg_switch_wal())"
+        // The segment's name (hex digits, from PostgreSQL) goes into the query between its quotes.
+        let done =
+            "printf \(shellQuote("SELECT last_archived_wal >= '%s' FROM pg_stat_archiver\\n")) \"$s\" | "
+            + model.postgres.psql()
+        return """
+            { ! \(primary) || { \(model.postgres.run("SELECT txid_current()")) >/dev/null && \
+            s=$(\(model.postgres.run(switched))) && \
+            for i in $(seq 60); do [ "$(\(done))" = t ] && break; [ $i -lt 60 ] || { echo "segment $s was not archived within 60 s" >&2; exit 1; }; sleep 1; done; }; }
+            """
     }
 }

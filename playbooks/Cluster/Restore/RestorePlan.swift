@@ -13,7 +13,8 @@ public struct RestorePlan: Sendable, Codable {
     public let set: BackupStatus.Backup
     /// Why that set.
     public let reason: String
-    /// When the last WAL segment in the archive was archived.
+    /// How far the archive reaches once the leader stops: the leader's clock when the restore was planned (its WAL
+    /// is switched and archived as it stops, so that every commit until then is in the archive).
     public let archivedUntil: Date
     /// The member restored from the repository (the leader now), which leads afterwards; the others are cloned
     /// from it.
@@ -87,7 +88,7 @@ public struct RestorePlan: Sendable, Codable {
         }
         if let moment = target.moment, moment.date > archivedUntil {
             throw FlowError(
-                "\(moment.text) is after the last archived WAL (\(Self.text(archivedUntil)))",
+                "\(moment.text) is after the leader's clock (\(Self.text(archivedUntil))): the archive cannot reach it",
                 hint: "a moment after it cannot be reached; choose an earlier one, or --latest")
         }
         cluster = model.name
@@ -120,7 +121,8 @@ public struct RestorePlan: Sendable, Codable {
               restore \(target.description)
               backup set: \(set.label) (\(set.type), finished \(Self.text(set.finished))): \(reason)
               \(replay), following the newest timeline in the archive; PostgreSQL starts a new timeline \
-            (the leader's is \(timeline.map(String.init) ?? "unknown") now); the archive reaches \(Self.text(archivedUntil))
+            (the leader's is \(timeline.map(String.init) ?? "unknown") now); the leader's WAL is switched and archived as it \
+            stops, so that the archive reaches \(Self.text(archivedUntil)) and later
               stop Patroni (and with it PostgreSQL) and PgBouncer on every member: the cluster takes no \
             connections until \(restoreHost) has replayed the WAL and leads again
               REPLACE the data directory of \(restoreHost) (pgBackRest delta restore), then delete the cluster's \

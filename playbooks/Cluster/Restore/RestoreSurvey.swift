@@ -3,8 +3,9 @@ import Keel
 
 /// What a restore reads before it plans: the cluster's journal of restores (``RestoreJournal``: an unfinished one
 /// is resumed, retargeted or abandoned, never mixed with another; a finished one is not run again), then the
-/// running cluster — its leader, timeline and backups — and how far the WAL archive reaches, proven by a commit
-/// and a WAL switch on the leader that the archiver then archives.
+/// running cluster — its leader, timeline and backups — and its archiver, read without writing anything: the WAL
+/// switch that makes the archive reach the restore's planning is made by the leader's stop, once confirmed
+/// (``RestoreFlow``).
 public enum RestoreSurvey {
     /// The plan for `target` and what the journal decided: the plan of the restore resumed, finished or abandoned,
     /// or a new one (in place of an unfinished one when retargeted).
@@ -73,25 +74,21 @@ public enum RestoreSurvey {
         }
     }
 
-    /// The leader's clock once everything committed until then is in the archive: a commit (so that recovery to
-    /// any earlier moment has a commit after it to stop at), a WAL switch, and the archiver's word that it
-    /// archived the switched segment.
+    /// The leader's clock now, which the archive will reach when the leader stops (its WAL switched and archived
+    /// first), read only: the archiver must have archived before and not be failing since.
     private static func archivedUntil(_ model: ClusterModel, leader: String, inventory: Inventory, fleet: Fleet)
         async throws -> Date?
     {
-        let switched = "SELECT extract(epoch FROM now()) || ' ' || pg_walfile_name(pg_switch_wal())"
-        // The segment's name (hex digits, from PostgreSQL) goes into the query between its quotes.
-        let archived =
-            "printf \(shellQuote("SELECT last_archived_wal >= '%s' FROM pg_stat_archiver\\n")) \"${s#* }\" | "
-            + model.postgres.psql()
+        let archiver =
+            "SELECT extract(epoch FROM now()), last_archived_time IS NOT NULL, "
+            + "coalesce(last_failed_time > last_archived_time, false) FROM pg_stat_archiver"
         let command = """
-            \(model.postgres.run("SELECT txid_current()")) >/dev/null || exit 1
-            s=$(\(model.postgres.run(switched))) || exit 1
-            for i in $(seq 60); do
-              [ "$(\(archived))" = t ] && { echo "${s% *}"; exit 0; }
-              sleep 1
-            done
-            echo "segment ${s#* } was not archived within 60 s" >&2; exit 1
+            r=$(\(model.postgres.run(archiver))) || exit 1
+            case "$r" in
+              *'|t|f') echo "${r%%|*}" ;;
+              *'|f|'*) echo "the archiver has archived no segment yet" >&2; exit 1 ;;
+              *) echo "the archiver's last attempt failed" >&2; exit 1 ;;
+            esac
             """
         let outcome = await fleet.run([try inventory.target(for: leader)]) { _, transport in
             try await transport.run(command, timeout: .seconds(90))
