@@ -26,12 +26,10 @@ enum PatroniPlays {
         }
     }
 
-    /// Succeeds when the member's pg_hba.conf holds the lines of patroni.yml's `pg_hba`, in order (Patroni writes
-    /// them below a comment).
-    private static func hbaApplied(_ model: ClusterModel) -> String {
-        let wanted =
-            "awk '/^  pg_hba:/ { f = 1; next } f && /^    - / { sub(/^    - /, \"\"); print; next } f { exit }' "
-            + "/etc/patroni/patroni.yml"
+    /// Succeeds when the member's pg_hba.conf holds the model's lines (those of patroni.yml's `pg_hba`), in
+    /// order (Patroni writes them below a comment).
+    static func hbaApplied(_ model: ClusterModel) -> String {
+        let wanted = "printf '%s\\n' " + model.memberHBA.map(shellQuote).joined(separator: " ")
         let written = "grep -v '^#' \(shellQuote(model.dataDirectory + "/pg_hba.conf")) | sed '/^$/d'"
         return "[ \"$(\(wanted))\" = \"$(\(written))\" ]"
     }
