@@ -22,6 +22,12 @@ extension LabTests {
         for (arguments, reason) in [
             ([], "remove-cluster needs a confirmation"), (["--confirm", "lab2"], "does not name the cluster (lab)"),
             (["--delete-backups", "--confirm", "lab"], "--delete-backups needs a confirmation"),
+            // An inventory naming another cluster (lab2, whose keys sit in the same etcd) does not describe these
+            // hosts: their Patroni serves lab.
+            (
+                ["-e", "patroni_cluster_name=lab2", "--confirm", "lab2"],
+                "serves the Patroni cluster 'lab' (its patroni.yml)"
+            ),
         ] {
             let refused = try await KeelBinary.run(remove + arguments)
             #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
@@ -38,6 +44,7 @@ extension LabTests {
         print("remove-cluster took \(ContinuousClock.now - started)")
         #expect(removed.status == 0 && removed.output.contains("backups: KEPT, stanza lab"), "\(removed.output)")
         #expect(removed.output.contains("etcd stays: it holds the keys of lab2"), "\(removed.output)")
+        #expect(removed.output.contains("its PostgreSQL's system identifier: "), "\(removed.output)")
         for host in databaseHosts {
             let left = try await remote(
                 inventory, host,

@@ -17,6 +17,7 @@ struct RemoveClusterFlowTests {
     private func survey(otherClusters: [String] = [], removeEtcd: Bool = false) -> ClusterRemovalSurvey {
         var survey = ClusterRemovalSurvey()
         survey.paths = ["10.213.0.11": [.init(path: "/var/lib/postgresql/16/main", size: "41M")]]
+        survey.systemIDs = ["10.213.0.11": "7311985217391697410"]
         survey.backups = BackupStatus(
             repository: "10.213.0.16", stanza: "pg-lab", status: "ok",
             backups: [.init(label: "F1", type: "full", finished: 1000, size: 1)])
@@ -33,6 +34,7 @@ struct RemoveClusterFlowTests {
             survey: survey(otherClusters: ["pg-lab2"]), deleteBackups: false, purgePackages: false)
         let text = kept.plan(model)
         #expect(text.contains("    DELETE /var/lib/postgresql/16/main (41M)"), "\(text)")
+        #expect(text.contains("    its PostgreSQL's system identifier: 7311985217391697410\n"), "\(text)")
         #expect(text.contains("delete the cluster's keys (prefix /service/pg-lab/)"), "\(text)")
         #expect(text.contains("etcd stays: it holds the keys of pg-lab2"), "\(text)")
         #expect(

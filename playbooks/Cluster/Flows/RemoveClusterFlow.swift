@@ -56,6 +56,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             if let reason = survey.unread[host] {
                 lines.append("    (could not be read: \(reason))")
             }
+            if let system = survey.systemIDs[host] { lines.append("    its PostgreSQL's system identifier: \(system)") }
             for entry in survey.paths[host] ?? [] { lines.append("    DELETE \(entry.path) (\(entry.size))") }
             if purgePackages {
                 lines.append(

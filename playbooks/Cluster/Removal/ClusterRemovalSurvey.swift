@@ -14,6 +14,8 @@ public struct ClusterRemovalSurvey: Sendable {
     public var paths: [String: [Entry]] = [:]
     /// Hosts that could not be read, and why.
     public var unread: [String: String] = [:]
+    /// Each member's PostgreSQL system identifier (from its data directory), which the plan shows.
+    public var systemIDs: [String: String] = [:]
     public var backups: BackupStatus?
     /// The size of the stanza's WAL archive in the repository.
     public var archiveSize: String?
@@ -113,17 +115,35 @@ public struct ClusterRemovalSurvey: Sendable {
         ) { target, transport in
             let paths = Self.paths(
                 on: target.name, model, removingEtcd: removingEtcd, deletingBackups: deletingBackups)
-            let sizes =
+            var read =
                 "for p in \(paths.map(shellQuote).joined(separator: " ")); do "
                 + "[ -e \"$p\" ] && echo \"$p $(du -sh \"$p\" 2>/dev/null | cut -f1)\"; done; true"
-            return try await transport.run(sizes, timeout: .seconds(60)).stdoutText
+            if model.databaseHosts.contains(target.name) {
+                // Which cluster the host serves: its Patroni's scope, and its data's system identifier.
+                read +=
+                    "; awk '$1 == \"scope:\" { print \"scope=\" $2 }' /etc/patroni/patroni.yml 2>/dev/null; "
+                    + "[ -f \(shellQuote(model.dataDirectory + "/global/pg_control")) ] && "
+                    + "/usr/lib/postgresql/\(model.postgresVersion)/bin/pg_controldata "
+                    + "\(shellQuote(model.dataDirectory)) 2>/dev/null | "
+                    + "awk -F: '/^Database system identifier/ { gsub(/ /, \"\", $2); print \"system=\" $2 }'; true"
+            }
+            return try await transport.run(read, timeout: .seconds(60)).stdoutText
         }
         for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
             case .done(let text, _):
-                survey.paths[host] = text.split(separator: "\n").compactMap { line in
-                    guard let space = line.lastIndex(of: " ") else { return nil }
+                let lines = text.split(separator: "\n")
+                survey.paths[host] = lines.compactMap { line in
+                    guard line.hasPrefix("/"), let space = line.lastIndex(of: " ") else { return nil }
                     return Entry(path: String(line[..<space]), size: String(line[line.index(after: space)...]))
+                }
+                if let scope = lines.first(where: { $0.hasPrefix("scope=") })?.dropFirst(6), scope != model.name {
+                    throw FlowError(
+                        "\(host) serves the Patroni cluster '\(terminalSafe(String(scope)))' (its patroni.yml), not '\(model.name)'",
+                        hint: "this inventory does not describe the cluster on \(host): check -i (nothing was changed)")
+                }
+                if let system = lines.first(where: { $0.hasPrefix("system=") })?.dropFirst(7) {
+                    survey.systemIDs[host] = String(system)
                 }
             case .unreachable(let error), .failed(let error): survey.unread[host] = "\(error)"
             }
