@@ -6,12 +6,18 @@
 /// The accounts other than root cannot make an entry owned by root, so the answer cannot turn to root between the
 /// probe that finds it and the change that uses it.
 enum PathController {
-    /// A probe snippet printing `account=NAME` for `path`.
+    /// A probe snippet printing `account=NAME` for `path`: one `stat` of every directory above it (those missing
+    /// are at the end, and print nothing), the owner of the deepest not root's.
     static func probe(_ path: String) -> String {
-        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        return "(set -f; IFS=/; a=root; p=; d=\(shellQuote(parent)); for c in $d; do [ -n \"$c\" ] || continue; "
-            + "p=\"$p/$c\"; { [ -L \"$p\" ] || [ -e \"$p\" ]; } || break; o=$(stat -c %U -- \"$p\"); "
-            + "[ \"$o\" = root ] || a=$o; done; echo \"account=$a\")"
+        var directories: [String] = []
+        var prefix = ""
+        for component in path.split(separator: "/").dropLast() {
+            prefix += "/" + component
+            directories.append(prefix)
+        }
+        guard !directories.isEmpty else { return "echo account=root" }
+        return "(a=root; for o in $(stat -c %U -- \(directories.map(shellQuote).joined(separator: " ")) 2>/dev/null); "
+            + "do [ \"$o\" = root ] || a=$o; done; echo \"account=$a\")"
     }
 
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
