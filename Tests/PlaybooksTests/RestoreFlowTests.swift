@@ -154,7 +154,9 @@ extension RestoreFlowTests {
         _ records: [String: RestoreProgress], _ target: RestoreTarget, again: Bool = false, abandon: Bool = false
     ) -> String {
         do {
-            switch try RestoreJournal(records: records).decide(target: target, again: again, abandon: abandon) {
+            switch try RestoreJournal(records: records, cluster: "pg-lab").decide(
+                target: target, again: again, abandon: abandon)
+            {
             case .new: return "new"
             case .finished(let progress): return "finished \(progress.plan.target.description)"
             case .resume(let progress): return "resume after \(progress.stages.joined(separator: ","))"
@@ -176,6 +178,13 @@ extension RestoreFlowTests {
         #expect(decision(records, .latest, again: true) == "new")
         #expect(decision(records, .backupSet("F1", nil)) == "new")
         #expect(decision([:], .latest) == "new")
+        // Another cluster's record (a removed cluster's, kept on the repository host) is not this cluster's.
+        let elsewhere = try #require(
+            RestoreProgress(
+                (RestoreProgress.header(done).joined(separator: "\n") + "\ndone: finished").replacingOccurrences(
+                    of: "pg-lab", with: "old")))
+        #expect(elsewhere.plan.cluster == "old")
+        #expect(decision(["10.213.0.16": elsewhere], .latest) == "new")
         #expect(decision(records, .latest, abandon: true).hasPrefix("refused: no restore is under way"))
     }
 

@@ -38,6 +38,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
         guard model.backups != nil else {
             throw FlowError("the cluster has no pgBackRest repository", hint: "set pgbackrest_install: true")
         }
+        if case .nothing = mode { return }
         guard model.databaseHosts.contains(plan.restoreHost) else {
             throw FlowError(
                 "the restore in progress restores \(plan.restoreHost), which is no longer a database host",

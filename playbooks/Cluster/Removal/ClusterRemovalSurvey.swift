@@ -54,7 +54,7 @@ public struct ClusterRemovalSurvey: Sendable {
             paths += ["/etc/keepalived/keepalived.conf", KeepalivedRole.serviceDropIn, "/etc/haproxy/haproxy.cfg"]
         }
         if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
-            paths += SSHTrust.Files(in: SSHTrust.repositoryHome).all + [SSHTrust.command]
+            paths += SSHTrust.Files(in: SSHTrust.repositoryHome).all + [SSHTrust.command, RestoreProgress.path]
             if deletingBackups { paths.append("/etc/pgbackrest/pgbackrest.conf") }
         }
         return paths

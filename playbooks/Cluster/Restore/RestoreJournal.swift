@@ -19,10 +19,14 @@ public struct RestoreJournal: Sendable {
         case abandon(RestoreProgress)
     }
 
-    /// Each member's record, by host (members without one are absent).
+    /// Each member's record of a restore of this cluster, by host (members without one are absent).
     public let records: [String: RestoreProgress]
 
-    public init(records: [String: RestoreProgress]) { self.records = records }
+    /// The records of `cluster`'s restores among `records`: a repository host may keep a removed cluster's (of
+    /// another name) beside its kept stanza.
+    public init(records: [String: RestoreProgress], cluster: String) {
+        self.records = records.filter { $0.value.plan.cluster == cluster }
+    }
 
     /// The newest restore recorded, as its restore host recorded it (else as any member did), with whether any
     /// member recorded it finished or abandoned.

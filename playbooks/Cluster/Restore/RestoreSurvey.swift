@@ -25,7 +25,8 @@ public enum RestoreSurvey {
         for (host, outcome) in zip(hosts, outcomes) {
             if case .done(let text, _) = outcome, let progress = RestoreProgress(text) { records[host] = progress }
         }
-        let decision = try RestoreJournal(records: records).decide(target: target, again: again, abandon: abandon)
+        let decision = try RestoreJournal(records: records, cluster: model.name).decide(
+            target: target, again: again, abandon: abandon)
         switch decision {
         case .finished(let progress), .resume(let progress), .abandon(let progress):
             return (progress.plan, decision)
