@@ -3,14 +3,26 @@ import Keel
 /// How members reach each other's PostgreSQL: the replication and rewind logins, over TLS verified against the
 /// cluster's CA when the cluster has TLS (each member's certificate names its address), so that an active
 /// attacker on the network can neither read the stream nor take the passwords.
+///
+/// A run that takes a running cluster over from another Patroni (`keel_upgrade_patroni`) cannot verify the members
+/// it has not reached yet (they serve no certificate of the cluster's CA, or no TLS at all), so it uses TLS where
+/// they offer it (`prefer`); the next run, without that setting, verifies every member.
 extension ClusterModel {
+    /// libpq's `sslmode` between members; nil without TLS.
+    var memberSSLMode: String? {
+        guard tls != nil else { return nil }
+        return upgradePatroni ? "prefer" : "verify-full"
+    }
+
     /// libpq's connection string to `address` as `user`, every value quoted.
     func memberConnection(to address: String, user: String, database: String) -> String {
         var parts = [
             "host=\(conninfoQuote(address))", "port=\(postgresPort)", "user=\(conninfoQuote(user))",
             "dbname=\(conninfoQuote(database))",
         ]
-        if tls != nil { parts += ["sslmode=verify-full", "sslrootcert=\(conninfoQuote(TLSFiles.patroni.authority))"] }
+        if let mode = memberSSLMode {
+            parts += ["sslmode=\(mode)", "sslrootcert=\(conninfoQuote(TLSFiles.patroni.authority))"]
+        }
         return parts.joined(separator: " ")
     }
 
@@ -37,14 +49,14 @@ extension ClusterModel {
             }
     }
 
-    /// Patroni's `authentication` section: each login's name (a YAML string) and, with TLS, `verify-full`
+    /// Patroni's `authentication` section: each login's name (a YAML string) and, with TLS, its `sslmode`
     /// against the cluster's CA; the passwords come from patroni.env.
     var patroniAuthentication: String {
         [("superuser", superuser), ("replication", replicationUser)].map { role, name in
             var block = "    \(role):\n      username: \(JSONValue.string(name).json)\n"
-            if tls != nil {
+            if let mode = memberSSLMode {
                 block +=
-                    "      sslmode: verify-full\n      sslrootcert: \(JSONValue.string(TLSFiles.patroni.authority).json)\n"
+                    "      sslmode: \(mode)\n      sslrootcert: \(JSONValue.string(TLSFiles.patroni.authority).json)\n"
             }
             return block
         }.joined()
