@@ -152,8 +152,28 @@ extension LabTests {
                 "\(host) holds the same cluster and rows: \(same) vs \(identity)")
         }
 
+        // Without keel_upgrade_patroni, the next run verifies every member (sslmode=verify-full): patroni.yml and
+        // a reload on each, nothing else; the replicas stream again over verified TLS; then nothing changes.
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let events = cluster.path + ".events"
+        let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        #expect(verified.status == 0, "\(verified.output)")
+        let converted = try EventStream(path: events)
+        #expect(
+            Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
+            "\(verified.output)")
+        #expect(
+            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified.output)")
+        let afterReload = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
+        // Patroni rewrites primary_conninfo on its next cycle after the reload; the walreceiver then reconnects.
+        for replica in streamingReplicas(afterReload) {
+            let query = "SELECT status || ' ' || (conninfo LIKE '%sslmode=verify-full%') FROM pg_stat_wal_receiver"
+            let receiver = try await remote(
+                cluster.path, replica,
+                "cd /tmp && for i in $(seq 90); do r=$(runuser -u postgres -- psql -XAtq -c \"\(query)\"); "
+                    + "[ \"$r\" = 'streaming true' ] && break; sleep 1; done; echo \"$r\"")
+            #expect(receiver == ["streaming true"], "\(replica) streams over verified TLS: \(receiver)")
+        }
         let again = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(again.status == 0, "\(again.output)")
         #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(again.output)")
