@@ -6,6 +6,19 @@ import Testing
 /// A cluster run by Debian 12's own Patroni 3.0.2 with etcd v3 (unsafe after a partition) replaced by Keel's
 /// Patroni in place, one member at a time, keeping its data.
 extension LabTests {
+    /// The first deploy after a takeover without keel_upgrade_patroni: it turns member TLS to verify-full, which
+    /// changes patroni.yml and reloads Patroni on h1..h3, nothing else.
+    func deployVerifyingMemberTLS(_ cluster: LabClusterInventory, events: String) async throws {
+        let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        #expect(verified.status == 0, "\(verified.output)")
+        let converted = try EventStream(path: events)
+        #expect(
+            Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
+            "\(verified.output)")
+        #expect(
+            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified.output)")
+    }
+
     /// Debian's Patroni 3.0.2 configuration for member `host` (address `address`) of scope `lab`, in etcd v3.
     private func debianPatroniConfig(_ host: String, _ address: String, superuser: String, replication: String)
         -> String
@@ -156,14 +169,7 @@ extension LabTests {
         // a reload on each, nothing else; the replicas stream again over verified TLS; then nothing changes.
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let events = cluster.path + ".events"
-        let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
-        #expect(verified.status == 0, "\(verified.output)")
-        let converted = try EventStream(path: events)
-        #expect(
-            Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
-            "\(verified.output)")
-        #expect(
-            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified.output)")
+        try await deployVerifyingMemberTLS(cluster, events: events)
         let afterReload = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
         // Patroni rewrites primary_conninfo on its next cycle after the reload; the walreceiver then reconnects.
         for replica in streamingReplicas(afterReload) {

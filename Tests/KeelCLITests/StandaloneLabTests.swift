@@ -66,14 +66,7 @@ extension LabTests {
         // each, nothing else; then nothing changes.
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let events = cluster.path + ".events"
-        let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
-        #expect(verified.status == 0, "\(verified.output)")
-        let converted = try EventStream(path: events)
-        #expect(
-            Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
-            "\(verified.output)")
-        #expect(
-            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified.output)")
+        try await deployVerifyingMemberTLS(cluster, events: events)
         let again = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(again.status == 0, "\(again.output)")
         #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(again.output)")

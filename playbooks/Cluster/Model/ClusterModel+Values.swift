@@ -117,7 +117,7 @@ extension ClusterModel {
             try check(host, .name, "the host name", at: location)
             try check(address(of: host), .address, "the address of \(host)", at: location)
         }
-        for interface in Set(vip?.interfaces.values ?? [:].values).sorted() {
+        for interface in Set((vip?.interfaces ?? [:]).values).sorted() {
             try check(interface, .interface, "vip_interface", at: reader.origin(.vipInterface))
         }
         if let backups {
