@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(
             name: "PlaybooksTests",
             dependencies: [
-                "Playbooks", "Keel", "KeelTestSupport", .product(name: "X509", package: "swift-certificates"),
+                "Playbooks", "Keel", "KeelTestSupport", "Yams", .product(name: "X509", package: "swift-certificates"),
             ]),
         .target(name: "KeelTestSupport", dependencies: ["Keel"], path: "Tests/KeelTestSupport"),
     ]

@@ -34,6 +34,11 @@ extension LabTests {
             (["--target-time", "2099-01-01 00:00:00Z"], "is in the future"),
             (["--target-time", "2000-01-01 00:00:00Z", "--confirm", "lab"], "is before the oldest backup"),
             (["--target-time", target, "--confirm", "wrong"], "does not name the cluster (lab): nothing was changed"),
+            // An inventory naming another cluster does not describe these hosts: their Patroni serves lab.
+            (
+                ["-e", "patroni_cluster_name=lab2", "--target-time", target, "--confirm", "lab2"],
+                "serves the Patroni cluster 'lab' (its patroni.yml)"
+            ),
         ] {
             let refused = try await KeelBinary.run(restore + arguments)
             #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
@@ -68,7 +73,8 @@ extension LabTests {
         let started = ContinuousClock.now
         let resumed = try await KeelBinary.run(toTarget)
         #expect(
-            resumed.status == 0 && resumed.output.contains("It was begun: resuming after stopped, restored."),
+            resumed.status == 0 && resumed.output.contains("It was begun: resuming after stopped, restored.")
+                && resumed.output.contains("restore will, on cluster lab (database system identifier "),
             "\(resumed.output)")
         print("restore resumed after the kill in \(ContinuousClock.now - started)")
         let first = try await restoredMembers(cluster, marks: Set(early))

@@ -52,9 +52,9 @@ struct ClusterTransportTLSTests {
         let text = try ClusterModelTests.rendered(
             try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
         for fragment in [
-            "  connect_address: 10.213.0.12:8008\n  # Over TLS only; the unsafe endpoints also want the credentials in patroni.env.\n  certfile: /etc/patroni/tls/server.crt\n  keyfile: /etc/patroni/tls/server.key\n",
-            "ctl:\n  cacert: /etc/patroni/tls/ca.crt\n",
-            "etcd3:\n  hosts: 10.213.0.21:2379,10.213.0.22:2379,10.213.0.23:2379\n  protocol: https\n  cacert: /etc/patroni/tls/ca.crt\n  cert: /etc/patroni/tls/server.crt\n  key: /etc/patroni/tls/server.key\n",
+            "  connect_address: \"10.213.0.12:8008\"\n  # Over TLS only; the unsafe endpoints also want the credentials in patroni.env.\n  certfile: \"/etc/patroni/tls/server.crt\"\n  keyfile: \"/etc/patroni/tls/server.key\"\n",
+            "ctl:\n  cacert: \"/etc/patroni/tls/ca.crt\"\n",
+            "etcd3:\n  hosts: \"10.213.0.21:2379,10.213.0.22:2379,10.213.0.23:2379\"\n  protocol: \"https\"\n  cacert: \"/etc/patroni/tls/ca.crt\"\n  cert: \"/etc/patroni/tls/server.crt\"\n  key: \"/etc/patroni/tls/server.key\"\n",
         ] {
             #expect(text.contains(fragment), "\(text)")
         }
@@ -89,7 +89,7 @@ struct ClusterTransportTLSTests {
         let member = try ClusterModelTests.host("10.213.0.12", directory)
         let text = try ClusterModelTests.rendered(
             try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
-        #expect(!text.contains("certfile") && text.contains("  protocol: http\n"), "\(text)")
+        #expect(!text.contains("certfile") && text.contains("  protocol: \"http\"\n"), "\(text)")
         let error = ClusterModelTests().error(
             vars: ClusterModelTests.vars + "\ntls_cert_generate: false\netcd_tls_enable: true\n")
         #expect(error?.description.contains("etcd_tls_enable is true but the cluster has no certificates") == true)

@@ -64,8 +64,9 @@ struct NameQuotingTests {
         let host = try ClusterModelTests.host("10.213.0.11", directory)
         let patroni = try ClusterModelTests.rendered(
             PatroniNodeRole(host: host, model: model, wheel: []).configuration, "/etc/patroni/patroni.yml", on: host)
-        #expect(patroni.contains("    replication:\n      username: \"replicator\"\n      sslmode: verify-full\n"))
-        #expect(patroni.contains("    superuser:\n      username: \"postgres\"\n      sslmode: verify-full\n"))
+        #expect(
+            patroni.contains("    \"replication\":\n      username: \"replicator\"\n      sslmode: \"verify-full\"\n"))
+        #expect(patroni.contains("    \"superuser\":\n      username: \"postgres\"\n      sslmode: \"verify-full\"\n"))
         #expect(patroni.contains("sslrootcert: \"/etc/patroni/tls/ca.crt\""))
         let hba = patroni.components(separatedBy: "\n").filter { $0.hasPrefix("    - ") }
         let reject = try #require(hba.firstIndex(of: "    - \"hostnossl replication all all reject\""))

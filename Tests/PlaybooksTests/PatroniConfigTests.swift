@@ -91,7 +91,7 @@ extension PatroniConfigTests {
         let text = try template.render(for: host)
         #expect(text.contains("  dcs:\n    \"loop_wait\": 10\n"), "\(text)")
         #expect(text.contains("\n  initdb:\n"), "\(text)")
-        #expect(text.contains("  listen: 10.213.0.12,127.0.0.1:5432\n"), "\(text)")
+        #expect(text.contains("  listen: \"10.213.0.12,127.0.0.1:5432\"\n"), "\(text)")
         if let out = ProcessInfo.processInfo.environment["KEEL_DUMP_PATRONI_YML"] {
             try text.write(toFile: out, atomically: true, encoding: .utf8)
         }

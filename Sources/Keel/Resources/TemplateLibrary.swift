@@ -3,7 +3,8 @@ import Stencil
 import Synchronization
 
 /// Finds config templates (in the project's `templates/`) and renders them with Stencil, strictly: a variable
-/// that is not defined is an error naming the template and line, never an empty string.
+/// that is not defined is an error naming the template and line, never an empty string. A template writes each
+/// value through its file's format: `{{ name|yaml }}` (``yamlQuote(_:)``) and `{{ name|ini }}` (``iniValue(_:)``).
 public struct TemplateLibrary: Sendable {
     public let directory: String
 
@@ -36,13 +37,37 @@ public struct TemplateLibrary: Sendable {
                 location: "\(path):\(line)",
                 message: "variable '\(root)' is not defined for this host; set it in the inventory or group_vars")
         }
-        let environment = Environment(trimBehaviour: .smart)
+        let environment = Environment(extensions: [Self.formats], trimBehaviour: .smart)
         do {
             return try environment.renderTemplate(string: template.text, context: context)
         } catch let error as TemplateSyntaxError {
             let line = error.token.map { Int($0.sourceMap.location.lineNumber) }
             throw TemplateError(location: line.map { "\(path):\($0)" } ?? path, message: error.reason)
         }
+    }
+
+    /// The filters that write a value in a file's own syntax.
+    private static var formats: Extension {
+        let formats = Extension()
+        formats.registerFilter("yaml") { value in
+            switch value {
+            case let text as String: return yamlQuote(text)
+            case let number as Int: return number
+            case let flag as Bool: return flag
+            default: throw TemplateSyntaxError("the yaml filter writes a string, a number or a boolean")
+            }
+        }
+        formats.registerFilter("ini") { value in
+            switch value {
+            case let text as String:
+                do throws(INIValueError) { return try iniValue(text) } catch {
+                    throw TemplateSyntaxError(error.description)
+                }
+            case let number as Int: return number
+            default: throw TemplateSyntaxError("the ini filter writes a string or a number")
+            }
+        }
+        return formats
     }
 
     /// A template's text and the variables it needs, read once per run.

@@ -19,6 +19,8 @@ public struct ClusterModel: Sendable {
 
     public var name: String
     public var postgresVersion: Int
+    /// Where Debian's packages put this version's server programs (pg_ctl, pg_controldata, pg_upgrade).
+    public var binDirectory: String { "/usr/lib/postgresql/\(postgresVersion)/bin" }
     /// The PGDG apt repository, when PostgreSQL and its tools come from it instead of Debian.
     public var pgdg: PGDGRepository?
     public var postgresPort: Int

@@ -1,4 +1,5 @@
 import Foundation
+import Keel
 
 /// A JSON value, for settings whose shape is open (Patroni's dynamic configuration, PostgreSQL parameters): kept
 /// typed from the inventory to the REST API, never turned into strings and guessed back.
@@ -58,12 +59,25 @@ public enum JSONValue: Codable, Sendable, Equatable {
         return String(decoding: (try? encoder.encode(self)) ?? Data("null".utf8), as: UTF8.self)
     }
 
-    /// The value as block YAML nested `indent` spaces deep (scalars in JSON's syntax, which YAML reads the same).
+    /// The value as block YAML nested `indent` spaces deep; every string (keys too) through ``yamlQuote(_:)``.
     public func yaml(indent: Int) -> String {
         let pad = String(repeating: " ", count: indent)
         return members.sorted { $0.key < $1.key }.map { key, value in
-            if case .object = value { return "\(pad)\(JSONValue.string(key).json):\n" + value.yaml(indent: indent + 2) }
-            return "\(pad)\(JSONValue.string(key).json): \(value.json)\n"
+            if case .object = value { return "\(pad)\(yamlQuote(key)):\n" + value.yaml(indent: indent + 2) }
+            return "\(pad)\(yamlQuote(key)): \(value.yamlFlow)\n"
         }.joined()
+    }
+
+    /// The value on one line, in YAML's flow style.
+    private var yamlFlow: String {
+        switch self {
+        case .string(let value): yamlQuote(value)
+        case .array(let items): "[" + items.map(\.yamlFlow).joined(separator: ", ") + "]"
+        case .object(let members):
+            "{"
+                + members.sorted { $0.key < $1.key }.map { "\(yamlQuote($0.key)): \($0.value.yamlFlow)" }
+                .joined(separator: ", ") + "}"
+        case .bool, .integer, .number, .null: json
+        }
     }
 }

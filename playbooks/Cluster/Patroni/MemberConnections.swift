@@ -49,16 +49,11 @@ extension ClusterModel {
             }
     }
 
-    /// Patroni's `authentication` section: each login's name (a YAML string) and, with TLS, its `sslmode`
-    /// against the cluster's CA; the passwords come from patroni.env.
-    var patroniAuthentication: String {
+    /// Patroni's `authentication` logins: each one's role and name and, with TLS, its `sslmode` against the
+    /// cluster's CA; the passwords come from patroni.env.
+    var patroniLogins: [TemplateValue] {
         [("superuser", superuser), ("replication", replicationUser)].map { role, name in
-            var block = "    \(role):\n      username: \(JSONValue.string(name).json)\n"
-            if let mode = memberSSLMode {
-                block +=
-                    "      sslmode: \(mode)\n      sslrootcert: \(JSONValue.string(TLSFiles.patroni.authority).json)\n"
-            }
-            return block
-        }.joined()
+            .map(["role": .string(role), "name": .string(name), "sslmode": .string(memberSSLMode ?? "")])
+        }
     }
 }

@@ -156,23 +156,23 @@ struct PatroniNodeRole: Role {
     private func patroniValues(vip: (address: String, prefix: Int, interface: String)?) -> [String: TemplateValue] {
         let address = model.address(of: host.name)
         return [
-            "cluster": .string(model.name), "member": .string(host.name), "address": .string(address),
+            "cluster": .string(model.name), "member": .string(host.name), "api_address": .string("\(address):8008"),
             "patroni_version": .string(model.patroniVersion),
             "etcd_hosts": .string(model.etcdHosts.map { "\(model.address(of: $0)):2379" }.joined(separator: ",")),
             "dcs": .string(PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)),
-            "port": .int(model.postgresPort), "data_dir": .string(model.dataDirectory),
-            "version": .int(model.postgresVersion),
+            "postgres_address": .string("\(address):\(model.postgresPort)"),
+            "data_dir": .string(model.dataDirectory), "bin_dir": .string(model.binDirectory),
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
             "listen": .string(
                 vip == nil ? "\(address),127.0.0.1:\(model.postgresPort)" : "0.0.0.0:\(model.postgresPort)"),
-            "authentication": .string(model.patroniAuthentication), "pgpass": .string(Self.pgpass),
+            "logins": .list(model.patroniLogins), "pgpass": .string(Self.pgpass),
             "tags": .string(JSONValue.object(model.patroniTags(of: host.name)).yaml(indent: 2)),
             "vip_callback": .bool(vip != nil),
             "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),
             "tls_certificate": .string(TLSFiles.patroni.certificate), "tls_key": .string(TLSFiles.patroni.key),
             "etcd_scheme": .string(model.etcdScheme), "etcd_tls": .bool(model.etcdTLS),
-            "restore_command": .string(model.backups.map { JSONValue.string($0.restoreCommand).json } ?? ""),
-            "hba": .list(model.memberHBA.map { .string(JSONValue.string($0).json) }),
+            "restore_command": .string(model.backups?.restoreCommand ?? ""),
+            "hba": .list(model.memberHBA.map { .string($0) }),
         ]
     }
 }

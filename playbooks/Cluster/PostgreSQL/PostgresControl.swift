@@ -7,7 +7,7 @@ struct PostgresControl {
     init(_ model: ClusterModel) { self.model = model }
 
     private var pgctl: String {
-        "runuser -u postgres -- /usr/lib/postgresql/\(model.postgresVersion)/bin/pg_ctl -D \(shellQuote(model.dataDirectory))"
+        "runuser -u postgres -- \(model.binDirectory)/pg_ctl -D \(shellQuote(model.dataDirectory))"
     }
 
     /// Succeeds when no PostgreSQL runs on the data directory, stopping one that does (fast: sessions end,

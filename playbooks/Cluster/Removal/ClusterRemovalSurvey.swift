@@ -119,16 +119,11 @@ public struct ClusterRemovalSurvey: Sendable {
                 "for p in \(paths.map(shellQuote).joined(separator: " ")); do "
                 + "[ -e \"$p\" ] && echo \"$p $(du -sh \"$p\" 2>/dev/null | cut -f1)\"; done; true"
             if model.databaseHosts.contains(target.name) {
-                // Which cluster the host serves: its Patroni's scope, and its data's system identifier.
-                read +=
-                    "; awk '$1 == \"scope:\" { print \"scope=\" $2 }' /etc/patroni/patroni.yml 2>/dev/null; "
-                    + "[ -f \(shellQuote(model.dataDirectory + "/global/pg_control")) ] && "
-                    + "/usr/lib/postgresql/\(model.postgresVersion)/bin/pg_controldata "
-                    + "\(shellQuote(model.dataDirectory)) 2>/dev/null | "
-                    + "awk -F: '/^Database system identifier/ { gsub(/ /, \"\", $2); print \"system=\" $2 }'; true"
+                read += "; " + ClusterIdentity.read(model)
             }
             return try await transport.run(read, timeout: .seconds(60)).stdoutText
         }
+        var identities: [String: ClusterIdentity] = [:]
         for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
             case .done(let text, _):
@@ -137,17 +132,12 @@ public struct ClusterRemovalSurvey: Sendable {
                     guard line.hasPrefix("/"), let space = line.lastIndex(of: " ") else { return nil }
                     return Entry(path: String(line[..<space]), size: String(line[line.index(after: space)...]))
                 }
-                if let scope = lines.first(where: { $0.hasPrefix("scope=") })?.dropFirst(6), scope != model.name {
-                    throw FlowError(
-                        "\(host) serves the Patroni cluster '\(terminalSafe(String(scope)))' (its patroni.yml), not '\(model.name)'",
-                        hint: "this inventory does not describe the cluster on \(host): check -i (nothing was changed)")
-                }
-                if let system = lines.first(where: { $0.hasPrefix("system=") })?.dropFirst(7) {
-                    survey.systemIDs[host] = String(system)
-                }
+                if model.databaseHosts.contains(host) { identities[host] = ClusterIdentity(text) }
             case .unreachable(let error), .failed(let error): survey.unread[host] = "\(error)"
             }
         }
+        _ = try ClusterIdentity.check(identities, model)
+        survey.systemIDs = identities.compactMapValues(\.systemID)
         if let backups = model.backups {
             let host = backups.repositoryHost ?? model.databaseHosts[0]
             let read = await fleet.run([try inventory.target(for: host)]) { _, transport in

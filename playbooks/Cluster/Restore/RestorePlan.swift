@@ -24,6 +24,9 @@ public struct RestorePlan: Sendable, Codable {
     public let timeline: Int?
     /// When the plan was made: two restores to the same target are two restores.
     public let planned: Date
+    /// The database system identifier the members' data holds (shown, so that the operator sees which cluster's
+    /// data is replaced); nil when no member had data.
+    public var systemID: String?
 
     /// Names the restore in its progress file: a rerun with the same target resumes the restore it names.
     public var id: String {
@@ -117,7 +120,7 @@ public struct RestorePlan: Sendable, Codable {
         case .latest: replay = "replay all the archived WAL, then promote"
         }
         return """
-            restore will, on cluster \(cluster):
+            restore will, on cluster \(cluster)\(systemID.map { " (database system identifier \($0))" } ?? ""):
               restore \(target.description)
               backup set: \(set.label) (\(set.type), finished \(Self.text(set.finished))): \(reason)
               \(replay), following the newest timeline in the archive; PostgreSQL starts a new timeline \

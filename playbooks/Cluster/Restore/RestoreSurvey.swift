@@ -1,7 +1,8 @@
 import Foundation
 import Keel
 
-/// What a restore reads before it plans: the cluster's journal of restores (``RestoreJournal``: an unfinished one
+/// What a restore reads before it plans: which cluster each member serves (``ClusterIdentity``: another cluster's
+/// name or data is refused), the cluster's journal of restores (``RestoreJournal``: an unfinished one
 /// is resumed, retargeted or abandoned, never mixed with another; a finished one is not run again), then the
 /// running cluster — its leader, timeline and backups — and its archiver, read without writing anything: the WAL
 /// switch that makes the archive reach the restore's planning is made by the leader's stop, once confirmed
@@ -18,13 +19,19 @@ public enum RestoreSurvey {
         let hosts = model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? [])
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
-        ) { _, transport in
-            try await transport.run(RestoreProgress.read, timeout: .seconds(10)).stdoutText
+        ) { target, transport in
+            let progress = try await transport.run(RestoreProgress.read, timeout: .seconds(10)).stdoutText
+            guard model.databaseHosts.contains(target.name) else { return (progress, nil as ClusterIdentity?) }
+            return (progress, ClusterIdentity(try await transport.run(ClusterIdentity.read(model)).stdoutText))
         }
         var records: [String: RestoreProgress] = [:]
+        var identities: [String: ClusterIdentity] = [:]
         for (host, outcome) in zip(hosts, outcomes) {
-            if case .done(let text, _) = outcome, let progress = RestoreProgress(text) { records[host] = progress }
+            guard case .done(let (text, identity), _) = outcome else { continue }
+            if let progress = RestoreProgress(text) { records[host] = progress }
+            identities[host] = identity
         }
+        let systemID = try ClusterIdentity.check(identities, model)
         let decision = try RestoreJournal(records: records, cluster: model.name).decide(
             target: target, again: again, abandon: abandon)
         switch decision {
@@ -32,11 +39,12 @@ public enum RestoreSurvey {
             return (progress.plan, decision)
         case .retarget(let unfinished):
             // The cluster is stopped: the archive reaches where it did when the unfinished restore was planned.
-            let plan = try RestorePlan(
+            var plan = try RestorePlan(
                 model, target: target,
                 backups: try await backups(model, on: unfinished.plan.restoreHost, inventory: inventory, fleet: fleet),
                 archivedUntil: unfinished.plan.archivedUntil, timeline: unfinished.plan.timeline,
                 leader: unfinished.plan.restoreHost)
+            plan.systemID = systemID ?? unfinished.plan.systemID
             return (plan, decision)
         case .new: break
         }
@@ -50,9 +58,10 @@ public enum RestoreSurvey {
             throw FlowError("the repository could not be read: \(error)", hint: "see keel status")
         }
         let archived = try await archivedUntil(model, leader: leader.name, inventory: inventory, fleet: fleet)
-        let plan = try RestorePlan(
+        var plan = try RestorePlan(
             model, target: target, backups: status.backups, archivedUntil: archived, timeline: leader.timeline,
             leader: leader.name)
+        plan.systemID = systemID
         return (plan, decision)
     }
 
