@@ -11,7 +11,8 @@ import X509
 ///
 /// A host's certificate is issued again, with a new key, when it names other addresses than the model (a host
 /// moved, the VIP changed) or has less than ``renewalMargin`` left: `keel deploy` is the renewal step. The CA
-/// lasts ten years; a new one needs the `tls_ca_*` lines removed from the secrets file (and every client given it).
+/// lasts ten years and is never replaced on hosts that use it: pre-flight refuses a secrets file that lost it (a
+/// new CA would leave every member, etcd peer and client that verifies the cluster unable to connect).
 public struct ClusterTLS: Sendable {
     /// A certificate in PEM and its private key (PKCS #8 PEM, never shown).
     public struct Issued: Sendable {
