@@ -39,7 +39,10 @@ struct NameQuotingTests {
         try Shell.writeExecutable(
             scratch.appendingPathComponent("psql").path,
             "#!/bin/sh\necho 'FATAL: no pg_hba.conf entry $(touch '\"$MARK\"')' >&2\nexit 2\n")
-        try Shell.writeExecutable(scratch.appendingPathComponent("seq").path, "#!/bin/sh\necho 1\n")
+        // A clock that moves a minute a call: the login's 30 s of tries end at once.
+        try Shell.writeExecutable(
+            scratch.appendingPathComponent("date").path,
+            "#!/bin/sh\nn=$(cat \"$0.now\" 2>/dev/null || echo 0); echo $((n + 60)) > \"$0.now\"; echo $n\n")
         try Shell.writeExecutable(scratch.appendingPathComponent("sleep").path, "#!/bin/sh\n")
         let login = ReplicationLogin(model: hostile, host: "10.213.0.13")
         let change = try #require(

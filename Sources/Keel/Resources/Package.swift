@@ -58,7 +58,7 @@ struct PackageManager {
             "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
         // apt waits for dpkg's lock but not for the package lists' lock: an apt-get another run left behind (a
         // killed keel's, say) must finish first, or the refresh fails and no package is found.
-        let others = "for i in $(seq 300); do grep -qsx -e apt-get -e apt /proc/[0-9]*/comm || break; sleep 1; done"
+        let others = Poll(until: "! grep -qsx -e apt-get -e apt /proc/[0-9]*/comm", seconds: 300, onTimeout: .proceed)
         let update =
             "\(others); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
         return

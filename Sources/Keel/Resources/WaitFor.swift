@@ -45,9 +45,9 @@ public struct WaitFor: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.fields["ready"] != "1" else { return [] }
         let seconds = max(1, Int(timeout.components.seconds))
-        let loop =
-            "end=$(($(date +%s) + \(seconds))); until { \(check) ; } >/dev/null 2>&1; do "
-            + "[ $(date +%s) -ge $end ] && { echo 'not ready after \(seconds) s' >&2; exit 1; }; sleep \(max(0.1, interval.seconds)); done"
-        return [Change("wait up to \(seconds) s", .shell(loop, timeout: timeout + .seconds(30)))]
+        let loop = Poll(
+            until: "{ \(check) ; } >/dev/null 2>&1", seconds: seconds, onTimeout: .fail("not ready after \(seconds) s"),
+            interval: max(0.1, interval.seconds))
+        return [Change("wait up to \(seconds) s", .shell(loop.description, timeout: timeout + .seconds(30)))]
     }
 }

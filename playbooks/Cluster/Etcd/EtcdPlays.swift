@@ -29,7 +29,9 @@ enum EtcdPlays {
     static func rollingRestart(_ model: ClusterModel, host: String) -> RollingRestart {
         RollingRestart(
             "etcd", command: "systemctl restart etcd",
-            ready: "for i in $(seq 60); do \(Etcdctl(model, member: model.address(of: host)).health) >/dev/null 2>&1 "
-                + "&& exit 0; sleep 1; done; echo 'etcd is not healthy after 60 s' >&2; exit 1")
+            ready: Poll(
+                until: "\(Etcdctl(model, member: model.address(of: host)).health) >/dev/null 2>&1", seconds: 60,
+                onTimeout: .fail("etcd is not healthy after 60 s")
+            ).description)
     }
 }

@@ -19,7 +19,8 @@ struct EtcdRole: Role {
             "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
             values: [
                 "member": .string(host.name), "address": .string(model.address(of: host.name)),
-                "scheme": .string(model.etcdScheme), "cluster": .string(model.name), "tls": .bool(model.etcdTLS),
+                "scheme": .string(model.etcdScheme), "client_port": .int(ClusterPorts.etcdClient),
+                "peer_port": .int(ClusterPorts.etcdPeer), "cluster": .string(model.name), "tls": .bool(model.etcdTLS),
                 "authority": .string(TLSFiles.etcd.authority), "certificate": .string(TLSFiles.etcd.certificate),
                 "key": .string(TLSFiles.etcd.key),
             ]

@@ -15,7 +15,7 @@ struct EtcdStandaloneReset: Resource {
         guard output.text != "done" else { return [] }
         let local = Etcdctl.debianDefault
         let standalone =
-            "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:2380 ] "
+            "[ \"$(\(local("member list")) 2>/dev/null | cut -d, -f4 | tr -d ' ')\" = http://localhost:\(ClusterPorts.etcdPeer) ] "
             // A failed read (a timeout, auth) is not an empty store: the data stays.
             + "&& keys=$(\(local("get '' --prefix --keys-only --limit=1"))) && [ -z \"$keys\" ]"
         return [

@@ -15,7 +15,7 @@ struct Etcdctl {
 
     /// The members at `addresses`, reached with the host's `client` files (etcd's own on an etcd host).
     init(_ model: ClusterModel, client: TLSFiles = .etcd, members addresses: [String]) {
-        endpoints = addresses.map { "\(model.etcdScheme)://\($0):2379" }.joined(separator: ",")
+        endpoints = addresses.map { "\(model.etcdScheme)://\($0):\(ClusterPorts.etcdClient)" }.joined(separator: ",")
         self.client = model.etcdTLS ? client : nil
     }
 
@@ -28,7 +28,7 @@ struct Etcdctl {
     }
 
     /// The etcd member on this host as Debian's package starts it: plain HTTP on localhost.
-    static let debianDefault = Etcdctl(plain: "http://127.0.0.1:2379")
+    static let debianDefault = Etcdctl(plain: "http://127.0.0.1:\(ClusterPorts.etcdClient)")
 
     /// `etcdctl` with `arguments`, already quoted.
     func callAsFunction(_ arguments: String) -> String {

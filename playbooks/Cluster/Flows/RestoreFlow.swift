@@ -145,7 +145,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
         return """
             { ! \(primary) || { \(model.postgres.run("SELECT txid_current()")) >/dev/null && \
             s=$(\(model.postgres.run(switched))) && \
-            for i in $(seq 60); do [ "$(\(done))" = t ] && break; [ $i -lt 60 ] || { echo "segment $s was not archived within 60 s" >&2; exit 1; }; sleep 1; done; }; }
+            \(Poll(until: "[ \"$(\(done))\" = t ]", seconds: 60, onTimeout: .fail("the segment switched to was not archived within 60 s"))); }; }
             """
     }
 }

@@ -17,11 +17,13 @@ struct Preflight: Resource {
         self.model = model
         self.host = host
         var ports: [Int: Set<String>] = [:]
-        if model.etcdHosts.contains(host) { ports[2379] = ["etcd"]; ports[2380] = ["etcd"] }
+        if model.etcdHosts.contains(host) {
+            ports[ClusterPorts.etcdClient] = ["etcd"]; ports[ClusterPorts.etcdPeer] = ["etcd"]
+        }
         if model.databaseHosts.contains(host) {
             // A standalone PostgreSQL on the [master] host is taken over, keeping its data.
             ports[model.postgresPort] = host == model.primaryHost ? ["patroni", "postgresql"] : ["patroni"]
-            ports[8008] = ["patroni"]
+            ports[ClusterPorts.patroniAPI] = ["patroni"]
             if model.pgbouncer { ports[model.pgbouncerPort] = ["pgbouncer"] }
         }
         if model.withHAProxy, model.balancerHosts.contains(host) {

@@ -173,11 +173,13 @@ public struct ClusterModel: Sendable {
 
     /// The client URLs of the etcd members, comma-separated.
     public var etcdEndpoints: String {
-        etcdHosts.map { "\(etcdScheme)://\(address(of: $0)):2379" }.joined(separator: ",")
+        etcdHosts.map { "\(etcdScheme)://\(address(of: $0)):\(ClusterPorts.etcdClient)" }.joined(separator: ",")
     }
 
     /// The URL at which etcd member `host` talks to its peers.
-    public func etcdPeerURL(of host: String) -> String { "\(etcdScheme)://\(address(of: host)):2380" }
+    public func etcdPeerURL(of host: String) -> String {
+        "\(etcdScheme)://\(address(of: host)):\(ClusterPorts.etcdPeer)"
+    }
 
     /// Patroni's keys for this cluster in etcd, with the trailing slash that keeps a neighbour (`NAME2`) out.
     public var dcsPrefix: String { "/service/\(name)/" }

@@ -213,7 +213,8 @@ public enum ReferenceVariable {
             ])
         add(.notSupportedYet("HAProxy's limits and timeouts are Keel's"), ["haproxy_maxconn", "haproxy_timeout"])
         add(
-            .notSupportedYet("Patroni's REST API listens with TLS on the member's address, port 8008"),
+            .notSupportedYet(
+                "Patroni's REST API listens with TLS on the member's address, port \(ClusterPorts.patroniAPI)"),
             ["patroni_restapi_listen_addr", "patroni_restapi_port"])
         add(
             .notSupportedYet("Patroni runs with Keel's settings for these"),

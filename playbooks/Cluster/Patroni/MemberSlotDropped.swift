@@ -39,7 +39,7 @@ struct MemberSlotDropped: Resource {
         let command =
             api.send("PATCH", "/config", json: retention(.integer(0)), timeout: 30)
             + " || { echo 'Patroni refused member_slots_ttl 0' >&2; exit 1; }; "
-            + "for i in $(seq \(patience)); do [ \"$(\(count))\" = 0 ] && break; sleep 1; done; "
+            + "\(Poll(until: "[ \"$(\(count))\" = 0 ]", seconds: patience, onTimeout: .proceed)); "
             + api.send("PATCH", "/config", json: retention(.string(model.memberSlotsTTL)), timeout: 30)
             + " || { echo 'Patroni refused member_slots_ttl \(model.memberSlotsTTL); keel deploy sets it again' >&2; exit 1; }; "
             + "[ \"$(\(count))\" = 0 ] || { echo 'Patroni kept slot \(slot) for \(patience) s' >&2; exit 1; }"

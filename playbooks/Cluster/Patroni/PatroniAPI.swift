@@ -1,6 +1,6 @@
 import Keel
 
-/// Shell commands against one member's Patroni REST API (port 8008), run as root on a database host: over TLS,
+/// Shell commands against one member's Patroni REST API (``ClusterPorts/patroniAPI``), run as root on a database host: over TLS,
 /// the member's certificate verified against the cluster's CA, when the cluster has one.
 struct PatroniAPI {
     /// The member's inventory name, as Patroni names it.
@@ -18,7 +18,7 @@ struct PatroniAPI {
 
     init(_ model: ClusterModel, member: String) {
         self.member = member
-        url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):8008"
+        url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):\(ClusterPorts.patroniAPI)"
         authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) "
     }
 
@@ -38,7 +38,8 @@ struct PatroniAPI {
 
     /// The error for a member whose REST API gave no answer Keel could read.
     static func unanswered(_ host: String) -> ResourceError {
-        ResourceError("Patroni's REST API does not answer on \(host):8008; is the member running?")
+        ResourceError(
+            "Patroni's REST API does not answer on \(host):\(ClusterPorts.patroniAPI); is the member running?")
     }
 
     /// Succeeds when the JSON at `path` contains one of `fragments` (`"role": "leader"`).
@@ -51,7 +52,7 @@ struct PatroniAPI {
 
     /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
     var waitInService: String {
-        "for i in $(seq 300); do \(inService) && exit 0; sleep 1; done; echo 'the member is not in service after 300 s' >&2; exit 1"
+        Poll(until: inService, seconds: 300, onTimeout: .fail("the member is not in service after 300 s")).description
     }
 
     /// Succeeds when the member streams on the leader's timeline no further behind than a replica Patroni would

@@ -156,9 +156,11 @@ struct PatroniNodeRole: Role {
     private func patroniValues(vip: (address: String, prefix: Int, interface: String)?) -> [String: TemplateValue] {
         let address = model.address(of: host.name)
         return [
-            "cluster": .string(model.name), "member": .string(host.name), "api_address": .string("\(address):8008"),
+            "cluster": .string(model.name), "member": .string(host.name),
+            "api_address": .string("\(address):\(ClusterPorts.patroniAPI)"),
             "patroni_version": .string(model.patroniVersion),
-            "etcd_hosts": .string(model.etcdHosts.map { "\(model.address(of: $0)):2379" }.joined(separator: ",")),
+            "etcd_hosts": .string(
+                model.etcdHosts.map { "\(model.address(of: $0)):\(ClusterPorts.etcdClient)" }.joined(separator: ",")),
             "dcs": .string(PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)),
             "postgres_address": .string("\(address):\(model.postgresPort)"),
             "data_dir": .string(model.dataDirectory), "bin_dir": .string(model.binDirectory),

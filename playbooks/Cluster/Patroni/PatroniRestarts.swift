@@ -11,13 +11,15 @@ enum PatroniRestarts {
         let handOver =
             "if \(api.isPrimary); then "
             + api.send("POST", "/switchover", json: #"{"leader": \#(JSONValue.string(host).json)}"#, timeout: 30)
-            + " && for i in $(seq 60); do \(api.isPrimary) || break; sleep 1; done; fi; "
+            + " && \(Poll(until: "! \(api.isPrimary)", seconds: 60, onTimeout: .proceed)); fi; "
         var ready = api.waitInService
         if model.synchronousMode && model.databaseHosts.count > 1 {
             ready =
-                "( \(ready) ) && for i in $(seq 120); do { \(PatroniAPI.fromAnyMember(model, "/cluster")); } "
-                + "| grep -q '\"role\": \"sync_standby\"' && exit 0; sleep 1; done; "
-                + "echo 'no synchronous standby after 120 s' >&2; exit 1"
+                "( \(ready) ) && "
+                + Poll(
+                    until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",
+                    seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
+                ).description
         }
         return RollingRestart("patroni", command: handOver + Handler.restartIfRunning("patroni").command, ready: ready)
     }

@@ -30,11 +30,8 @@ struct ReplicationLogin: Resource {
         }
         let command = """
             IFS= read -r PGPASSWORD || true; export PGPASSWORD
-            for try in $(seq 30); do
-                ok=1; \(logins.joined(separator: "; "))
-                [ -n "$ok" ] && exit 0
-                sleep 1
-            done
+            \(Poll(until: "ok=1; \(logins.joined(separator: "; ")); [ -n \"$ok\" ]", seconds: 30, onTimeout: .proceed))
+            [ -n "$ok" ] && exit 0
             printf '%s cannot log in for replication as %s to %s\\n' \(shellQuote(host)) \(shellQuote(model.replicationUser)) "$why" >&2
             printf '%s\\n' \(shellQuote("check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba lets \(model.address(of: host)) in")) >&2
             exit 1

@@ -37,6 +37,6 @@ struct PgBackRestFirstBackup: Role {
     /// `command` run again while pgBackRest refuses it for a lock another of its processes holds (exit 50: a run
     /// that was killed left one running, a scheduled backup, a member's archiving), for up to five minutes.
     static func waitingForLock(_ command: String) -> String {
-        "(for i in $(seq 300); do \(command) && exit 0; s=$?; [ $s = 50 ] || exit $s; sleep 1; done; exit 50)"
+        "(s=50; \(Poll(until: "{ \(command); s=$?; [ $s != 50 ]; }", seconds: 300, onTimeout: .proceed)); exit $s)"
     }
 }

@@ -1,0 +1,10 @@
+/// The ports of the cluster's services that the inventory does not choose (PostgreSQL's, PgBouncer's and
+/// HAProxy's listeners come from it): configurations, checks and pre-flight all read them here.
+public enum ClusterPorts {
+    /// etcd's clients: Patroni, etcdctl.
+    public static let etcdClient = 2379
+    /// etcd's members among themselves.
+    public static let etcdPeer = 2380
+    /// Patroni's REST API: HAProxy's health checks, Keel's calls, the members' own.
+    public static let patroniAPI = 8008
+}
