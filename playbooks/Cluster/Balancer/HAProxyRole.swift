@@ -17,6 +17,10 @@ struct HAProxyRole: Role {
     static let reloadScript = "/usr/local/lib/keel/haproxy-reload"
     static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: reloadScript)
 
+    static let configuration = "/etc/haproxy/haproxy.cfg"
+    /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
+    static let footprint = [configuration, authorityFile, reloadScript, stateFile]
+
     /// The account of HAProxy's stats page; its password is ``ClusterModel/haproxyStatsPassword``.
     static let statsUser = "keel"
 
@@ -31,7 +35,7 @@ struct HAProxyRole: Role {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
         Template(
-            "cluster/haproxy/haproxy.cfg", to: "/etc/haproxy/haproxy.cfg", mode: 0o600,
+            "cluster/haproxy/haproxy.cfg", to: Self.configuration, mode: 0o600,
             values: values.merging([
                 "stats_user": .string(Self.statsUser),
                 "stats_password": .string(model.haproxyStatsPassword?.reveal() ?? ""),

@@ -13,6 +13,8 @@ struct KeepalivedRole: Role {
     /// Keel's drop-in for keepalived's unit: restarted after a kill, the VIP released whenever it stops or starts.
     static let serviceDropIn = "/etc/systemd/system/keepalived.service.d/keel.conf"
     static let packages = ["keepalived"]
+    /// What Keel leaves on a balancer for keepalived (its VRRP password among it), which removing the cluster deletes.
+    static let footprint = [configuration, serviceDropIn]
 
     /// Each balancer's VRRP priority: distinct, highest for the first balancer, so that a single backup takes over
     /// from a failed holder; a balancer added later ranks below those before it.

@@ -6,13 +6,13 @@ import Keel
 /// reconfiguration: one member at a time, each started with the cluster's state `existing`).
 ///
 /// etcd reads these settings only while its data directory is empty, so they live in a file of their own (read
-/// through a drop-in, beside `/etc/default/etcd`): adding a member changes nothing the running members read, and
+/// through a drop-in, beside ``EtcdRole/configuration``): adding a member changes nothing the running members read, and
 /// restarts none of them.
 struct EtcdBootstrap: Resource {
     let model: ClusterModel
     let host: String
 
-    static let file = "/etc/default/etcd-bootstrap"
+    static let file = EtcdRole.configuration + "-bootstrap"
     static let dataDirectory = "/var/lib/etcd/default"
     /// The drop-in that has etcd's unit read ``file``.
     static let dropIn = (

@@ -7,6 +7,16 @@ struct EtcdRole: Role {
     let model: ClusterModel
 
     static let packages = ["etcd-server", "etcd-client"]
+    static let configuration = "/etc/default/etcd"
+
+    /// What Keel leaves on an etcd host, which removing the cluster's etcd deletes: its data, configuration and
+    /// certificates.
+    static func footprint(_ model: ClusterModel) -> [String] {
+        [
+            EtcdBootstrap.dataDirectory, configuration, EtcdBootstrap.file, EtcdBootstrap.dropIn.path,
+            TLSFiles.etcd.directory, EtcdRemovalMarked.path(model),
+        ]
+    }
 
     var steps: [Step] {
         let restart = EtcdPlays.rollingRestart(model, host: host.name).handler
@@ -16,7 +26,7 @@ struct EtcdRole: Role {
             TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [restart]).steps
         }
         Template(
-            "cluster/etcd/etcd.conf", to: "/etc/default/etcd",
+            "cluster/etcd/etcd.conf", to: Self.configuration,
             values: [
                 "member": .string(host.name), "address": .string(model.address(of: host.name)),
                 "scheme": .string(model.etcdScheme), "client_port": .int(ClusterPorts.etcdClient),

@@ -73,15 +73,15 @@ struct Preflight: Resource {
             script += """
 
                 [ -e \(TLSFiles.etcd.authority) ] && echo tls_deployed=1
-                [ -d /var/lib/etcd/default/member ] && sed -n 's/^ETCD_LISTEN_PEER_URLS="\\([a-z]*\\):.*/etcd_peers=\\1/p' /etc/default/etcd
+                [ -d /var/lib/etcd/default/member ] && sed -n 's/^ETCD_LISTEN_PEER_URLS="\\([a-z]*\\):.*/etcd_peers=\\1/p' \(EtcdRole.configuration)
                 """
         }
         if model.balancerHosts.contains(host) {
-            script += "\ngrep -qs auth_pass /etc/keepalived/keepalived.conf && echo vrrp_configured=1"
+            script += "\ngrep -qs auth_pass \(KeepalivedRole.configuration) && echo vrrp_configured=1"
             // Before keepalived runs here: the VRRP routers already advertising on this network, for 3 s.
             if model.vip != nil {
                 script +=
-                    "\n[ -e /etc/keepalived/keepalived.conf ] || ! command -v python3 >/dev/null || python3 -c \(shellQuote(Self.vrrpListener))"
+                    "\n[ -e \(KeepalivedRole.configuration) ] || ! command -v python3 >/dev/null || python3 -c \(shellQuote(Self.vrrpListener))"
             }
         }
         if let backups = model.backups,

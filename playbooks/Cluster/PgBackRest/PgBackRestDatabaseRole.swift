@@ -28,7 +28,7 @@ struct PgBackRestDatabaseRole: Role {
             Directory("/var/log/pgbackrest", mode: 0o750, owner: "postgres", group: "postgres")
             Directory("/etc/pgbackrest")
             Template(
-                "cluster/pgbackrest/database.conf", to: "/etc/pgbackrest/pgbackrest.conf", mode: 0o640,
+                "cluster/pgbackrest/database.conf", to: PgBackRestPlays.configuration, mode: 0o640,
                 group: "postgres",
                 values: [
                     "cluster": .string(model.name), "member": .string(host.name), "stanza": .string(backups.stanza),

@@ -2,6 +2,9 @@ import Keel
 
 /// The plays of the backups: pgBackRest on the members and the repository, and the first backup.
 enum PgBackRestPlays {
+    /// pgBackRest's configuration, on the members and the repository host alike.
+    static let configuration = "/etc/pgbackrest/pgbackrest.conf"
+
     /// pgBackRest on the database hosts and the repository host; a shared repository is proven shared before
     /// Patroni starts.
     static func setup(_ model: ClusterModel) -> [Play] {

@@ -22,7 +22,7 @@ struct PgBackRestRepositoryRole: Role {
             Directory("/var/log/pgbackrest", mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
             Directory("/etc/pgbackrest")
             Template(
-                "cluster/pgbackrest/repository.conf", to: "/etc/pgbackrest/pgbackrest.conf", mode: 0o640,
+                "cluster/pgbackrest/repository.conf", to: PgBackRestPlays.configuration, mode: 0o640,
                 group: "pgbackrest",
                 values: [
                     "cluster": .string(model.name), "stanza": .string(backups.stanza),

@@ -40,22 +40,21 @@ public struct ClusterRemovalSurvey: Sendable {
             ]
             if model.vip?.placement == .leader { paths += [PatroniNodeRole.vipSudoers, PatroniNodeRole.vipHelper] }
             if model.backups?.repositoryHost != nil || deletingBackups {
-                paths.append("/etc/pgbackrest/pgbackrest.conf")
+                paths.append(PgBackRestPlays.configuration)
             }
             if model.backups?.repositoryHost != nil {
                 paths += SSHTrust.Files(in: SSHTrust.databaseHome).all + [SSHTrust.command]
             }
         }
         if removingEtcd && model.etcdHosts.contains(host) {
-            paths += [EtcdBootstrap.dataDirectory, "/etc/default/etcd", EtcdBootstrap.file, EtcdBootstrap.dropIn.path]
-            paths += [TLSFiles.etcd.directory, EtcdRemovalMarked.path(model)]
+            paths += EtcdRole.footprint(model)
         }
         if model.balancerHosts.contains(host) {
-            paths += ["/etc/keepalived/keepalived.conf", KeepalivedRole.serviceDropIn, "/etc/haproxy/haproxy.cfg"]
+            paths += KeepalivedRole.footprint + HAProxyRole.footprint
         }
         if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
             paths += SSHTrust.Files(in: SSHTrust.repositoryHome).all + [SSHTrust.command, RestoreProgress.path]
-            if deletingBackups { paths.append("/etc/pgbackrest/pgbackrest.conf") }
+            if deletingBackups { paths.append(PgBackRestPlays.configuration) }
         }
         return paths
     }
