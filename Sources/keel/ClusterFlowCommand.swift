@@ -23,13 +23,13 @@ struct ClusterFlowOptions: ParsableArguments {
     /// Whether this is a `--check` run, which shows the plan and asks for no confirmation.
     var checking: Bool { run.check }
 
-    /// Like ``run(_:confirm:)`` for a flow made from what the hosts report: `planning` reads them (with the
-    /// connection options its last argument makes) and makes the flow, which `confirm` then sees. `offline`
+    /// Like ``run(_:confirm:)`` for a flow made from what the hosts report: `planning` reads them (through the
+    /// fleet its last argument makes) and makes the flow, which `confirm` then sees. `offline`
     /// checks what the inventory alone can decide (a confirmation naming another cluster) before any host is
     /// contacted.
     func run<Flow: ClusterFlow>(
         offline: (Inventory) throws -> Void = { _ in },
-        planning: (ClusterModel, Inventory, () throws -> ConnectionOptions) async throws -> Flow,
+        planning: (ClusterModel, Inventory, () throws -> Fleet) async throws -> Flow,
         confirm: (ClusterModel, Flow) throws -> Void
     ) async throws {
         if !Flow.acceptsSelection {
@@ -63,7 +63,9 @@ struct ClusterFlowOptions: ParsableArguments {
         let flow: Flow
         do {
             flow = try await planning(model, inventory) {
-                try connection.options(for: targets(of: inventory, inventory.hostNames))
+                Fleet(
+                    options: try connection.options(for: targets(of: inventory, inventory.hostNames)),
+                    forks: max(connection.forks, model.allHosts.count))
             }
             try flow.check(model)
         } catch let error as FlowError {

@@ -41,10 +41,10 @@ struct RemoveClusterCommand: AsyncParsableCommand {
                     try ClusterConfirmation(confirmBackups, naming: "stanza").checkEarly(nil, for: "--delete-backups")
                 }
             },
-            planning: { model, inventory, connection in
+            planning: { model, inventory, fleet in
                 let survey = try await ClusterRemovalSurvey.read(
                     model, removeEtcd: removeEtcd, deletingBackups: deleteBackups, inventory: inventory,
-                    connection: try connection(), forks: options.connection.forks)
+                    fleet: try fleet())
                 let flow = RemoveClusterFlow(survey: survey, deleteBackups: deleteBackups, purgePackages: purgePackages)
                 Terminal.write(flow.plan(model))
                 return flow

@@ -63,10 +63,9 @@ struct RestoreCommand: AsyncParsableCommand {
                 guard !options.checking else { return }
                 try ClusterConfirmation(confirm).checkEarly(ClusterModel.name(in: inventory), for: RestoreFlow.name)
             },
-            planning: { model, inventory, connection in
+            planning: { model, inventory, fleet in
                 let (plan, decision) = try await RestoreSurvey.plan(
-                    model, target: target, again: again, abandon: abandon, inventory: inventory,
-                    connection: try connection(), forks: options.connection.forks)
+                    model, target: target, again: again, abandon: abandon, inventory: inventory, fleet: try fleet())
                 // The plan shows under --check too.
                 switch decision {
                 case .new:

@@ -36,15 +36,16 @@ struct StatusCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("\(error)")
         }
-        let options = try connection.options(for: hosts)
+        var options = try connection.options(for: hosts)
+        options.connectTimeout = min(options.connectTimeout, ClusterStatus.connectTimeout)
+        let fleet = Fleet(options: options, forks: max(connection.forks, model.allHosts.count))
         // Home and clear before each status when watching on a terminal: it shows one status, always the latest.
         let clear = watch && isatty(STDOUT_FILENO) == 1 ? "\u{1B}[H\u{1B}[2J" : ""
         while true {
             let text: String
             var degraded = false
             do {
-                let status = try await ClusterStatus.gather(
-                    model, inventory: inventory, connection: options, forks: connection.forks)
+                let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
                 degraded = !status.problems.isEmpty
                 text = json ? try status.json() + "\n" : status.table
             } catch let error as StatusError {

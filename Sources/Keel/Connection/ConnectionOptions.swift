@@ -28,6 +28,11 @@ public struct ConnectionOptions: Sendable {
         self.password = password
     }
 
+    /// Connects over SSH with these options.
+    public var connector: HostConnector {
+        { [self] target in try await SSHConnection.connect(configuration(for: target)) }
+    }
+
     /// The SSH configuration for `target`: its key (or, without one, the agent and the default keys), then a
     /// password when one is known.
     public func configuration(for target: HostTarget) -> SSHConfiguration {

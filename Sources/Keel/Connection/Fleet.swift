@@ -1,7 +1,10 @@
 import KeelSSH
 
-/// Runs work on many hosts at once, at most `forks` at a time, each over its own SSH connection, closed when its
-/// work is done.
+/// Opens a connection to a host: over SSH (``ConnectionOptions/connector``), or a fake in tests.
+public typealias HostConnector = @Sendable (HostTarget) async throws -> any Transport
+
+/// Runs work on many hosts at once, at most `forks` at a time, each over its own connection, closed when its work
+/// is done. It connects as the ``Runner`` does, so what a flow reads before it plans is tested the same way.
 public struct Fleet: Sendable {
     /// What happened on one host.
     public enum Outcome<Value: Sendable>: Sendable {
@@ -13,11 +16,17 @@ public struct Fleet: Sendable {
         case failed(any Error)
     }
 
-    public let options: ConnectionOptions
+    public let connector: HostConnector
     public let forks: Int
 
+    /// A fleet that reaches hosts over SSH.
     public init(options: ConnectionOptions, forks: Int = 10) {
-        self.options = options
+        self.init(forks: forks, connector: options.connector)
+    }
+
+    /// A fleet that reaches hosts through `connector`.
+    public init(forks: Int = 10, connector: @escaping HostConnector) {
+        self.connector = connector
         self.forks = max(1, forks)
     }
 
@@ -28,19 +37,19 @@ public struct Fleet: Sendable {
         report: @Sendable (HostTarget, Outcome<Value>) -> Void = { _, _ in },
         _ body: @escaping @Sendable (HostTarget, any Transport) async throws -> Value
     ) async -> [Outcome<Value>] {
-        await targets.concurrentMap(limit: forks, completed: { report(targets[$0], $1) }) { [options] target in
-            await Self.visit(target, options.configuration(for: target), body)
+        await targets.concurrentMap(limit: forks, completed: { report(targets[$0], $1) }) { [connector] target in
+            await Self.visit(target, connector, body)
         }
     }
 
     private static func visit<Value: Sendable>(
-        _ target: HostTarget, _ configuration: SSHConfiguration,
+        _ target: HostTarget, _ connector: HostConnector,
         _ body: @Sendable (HostTarget, any Transport) async throws -> Value
     ) async -> Outcome<Value> {
         let start = ContinuousClock.now
-        let connection: SSHConnection
+        let connection: any Transport
         do {
-            connection = try await SSHConnection.connect(configuration)
+            connection = try await connector(target)
         } catch let error as SSHError {
             return .unreachable(error)
         } catch {

@@ -7,7 +7,7 @@ import KeelSSH
 /// its steps go in one round trip; after a step changes something, the remaining steps are probed again (that
 /// probe also verifies the step converged).
 public struct Runner: Sendable {
-    public typealias Connector = @Sendable (HostTarget) async throws -> any Transport
+    public typealias Connector = HostConnector
 
     public let inventory: Inventory
     public let options: RunOptions
@@ -16,9 +16,7 @@ public struct Runner: Sendable {
 
     /// A runner that reaches hosts over SSH.
     public init(inventory: Inventory, options: RunOptions, reporter: any Reporter, connection: ConnectionOptions) {
-        self.init(inventory: inventory, options: options, reporter: reporter) { target in
-            try await SSHConnection.connect(connection.configuration(for: target))
-        }
+        self.init(inventory: inventory, options: options, reporter: reporter, connector: connection.connector)
     }
 
     /// A runner that reaches hosts through `connector` (tests pass a fake transport).

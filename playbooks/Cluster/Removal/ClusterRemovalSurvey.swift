@@ -74,10 +74,8 @@ public struct ClusterRemovalSurvey: Sendable {
 
     /// Reads the hosts: first the clusters in etcd, which decide whether etcd goes (`removeEtcd` forces it).
     public static func read(
-        _ model: ClusterModel, removeEtcd: Bool, deletingBackups: Bool, inventory: Inventory,
-        connection: ConnectionOptions, forks: Int
+        _ model: ClusterModel, removeEtcd: Bool, deletingBackups: Bool, inventory: Inventory, fleet: Fleet
     ) async throws -> ClusterRemovalSurvey {
-        let fleet = Fleet(options: connection, forks: max(forks, model.allHosts.count))
         var survey = ClusterRemovalSurvey()
         // Read through the etcd member's own certificate, which stays while etcd does; where etcd's data is
         // gone, no cluster uses it. An etcd that exists but does not answer stops the removal (it cannot tell

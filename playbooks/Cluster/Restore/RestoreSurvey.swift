@@ -12,10 +12,8 @@ public enum RestoreSurvey {
     /// or a new one (in place of an unfinished one when retargeted).
     /// - Throws: ``FlowError`` for what cannot be restored or resumed; ``StatusError`` when no member answers.
     public static func plan(
-        _ model: ClusterModel, target: RestoreTarget, again: Bool, abandon: Bool, inventory: Inventory,
-        connection: ConnectionOptions, forks: Int
+        _ model: ClusterModel, target: RestoreTarget, again: Bool, abandon: Bool, inventory: Inventory, fleet: Fleet
     ) async throws -> (RestorePlan, RestoreJournal.Decision) {
-        let fleet = Fleet(options: connection, forks: max(forks, model.allHosts.count))
         let hosts = model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? [])
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
@@ -48,7 +46,7 @@ public enum RestoreSurvey {
             return (plan, decision)
         case .new: break
         }
-        let status = try await ClusterStatus.gather(model, inventory: inventory, connection: connection, forks: forks)
+        let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
         guard let leader = status.members.first(where: { ["leader", "standby_leader"].contains($0.role) }) else {
             throw FlowError(
                 "the cluster has no leader: a restore reads how far the WAL archive reaches on it",

@@ -2,9 +2,9 @@ import Foundation
 import Keel
 
 extension ClusterStatus {
-    /// How long a host may take to connect before status calls it unreachable: status answers in seconds even
+    /// How long a host may take to connect before `keel status` calls it unreachable: it answers in seconds even
     /// with a host cut off.
-    static let connectTimeout: Duration = .seconds(3)
+    public static let connectTimeout: Duration = .seconds(3)
 
     /// Reads the running cluster over SSH, every host at once: each database host's own Patroni (so a member
     /// the DCS still lists but that no longer answers is seen, and each member's state is what it reports now),
@@ -12,11 +12,8 @@ extension ClusterStatus {
     /// repository host, or on that member for a shared repository), and which hosts hold the VIP. The verdict follows in ``problems``.
     /// - Throws: ``StatusError`` when no database host answers.
     public static func gather(
-        _ model: ClusterModel, inventory: Inventory, connection: ConnectionOptions, forks: Int
+        _ model: ClusterModel, inventory: Inventory, fleet: Fleet
     ) async throws -> ClusterStatus {
-        var options = connection
-        options.connectTimeout = min(connection.connectTimeout, connectTimeout)
-        let fleet = Fleet(options: options, forks: max(forks, model.allHosts.count))
         async let vipHolders = holders(of: model.vip, model: model, inventory: inventory, fleet: fleet)
         async let repository = repositoryBackups(model, inventory: inventory, fleet: fleet)
         let hosts = model.databaseHosts
