@@ -42,4 +42,12 @@ enum BalancerPlays {
             },
         ]
     }
+
+    /// The balancers give the VIP up and stop routing, for good (remove-cluster).
+    static func stopped(_ model: ClusterModel) -> Play {
+        Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in
+            Service("keepalived", state: .stopped, enabled: false)
+            Service("haproxy", state: .stopped, enabled: false)
+        }
+    }
 }

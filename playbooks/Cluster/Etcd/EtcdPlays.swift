@@ -34,4 +34,34 @@ enum EtcdPlays {
                 onTimeout: .fail("etcd is not healthy after 60 s")
             ).description)
     }
+
+    /// etcd removed with the cluster: every member marked before any stops (a rerun then removes etcd without
+    /// asking it), then stopped for good; its files go with the cluster's (``EtcdRole/footprint(_:)``).
+    static func retired(_ model: ClusterModel) -> [Play] {
+        [
+            Play("etcd marked for removal", on: model.pattern(model.etcdHosts)) { _ in
+                EtcdRemovalMarked(model: model)
+            },
+            Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in
+                Service("etcd", state: .stopped, enabled: false)
+            },
+        ]
+    }
+
+    /// The members `leaving` removed from etcd by a remaining one, then stopped with their data cleared: that data
+    /// would make one refuse to join again ("member removed"), so it starts afresh when added back.
+    static func left(_ model: ClusterModel, leaving: [String]) -> [Play] {
+        let remaining = model.without(leaving)
+        return [
+            Play("etcd members leaving", on: model.pattern(leaving.isEmpty ? [] : [remaining.etcdHosts[0]])) { _ in
+                for member in leaving { EtcdMemberRemoval(model: model, member: member) }
+            },
+            Play("etcd stopped", on: model.pattern(leaving), tags: ["etcd"]) { _ in
+                Service("etcd", state: .stopped, enabled: false)
+                Command(
+                    "rm -rf \(EtcdBootstrap.dataDirectory) \(EtcdBootstrap.file)",
+                    unless: "[ ! -e \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(EtcdBootstrap.file) ]")
+            },
+        ]
+    }
 }

@@ -94,52 +94,11 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
 
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
-            Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in
-                Service("keepalived", state: .stopped, enabled: false)
-                Service("haproxy", state: .stopped, enabled: false)
-            }
-            Play("patroni stopped", on: model.pattern(model.databaseHosts)) { _ in
-                Service("patroni", state: .stopped, enabled: false)
-                if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
-                // Debian's own instance, which the deploy kept stopped.
-                Service("postgresql", state: .stopped, enabled: false)
-            }
-            if let backups = model.backups {
-                Play("backup timers stopped", on: backups.repositoryHost ?? model.pattern(model.databaseHosts)) { _ in
-                    for type in ["full", "diff"] {
-                        Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .stopped, enabled: false)
-                    }
-                }
-                Play(
-                    deleteBackups ? "backups deleted" : "backups kept",
-                    on: backups.repositoryHost ?? model.databaseHosts[0]
-                ) {
-                    _ in
-                    if deleteBackups {
-                        StanzaDeleted(backups: backups)
-                        File.absent(backups.removedClusterMark)
-                    } else {
-                        // Written as the repository's owner, who controls its directory.
-                        File(
-                            backups.removedClusterMark,
-                            content:
-                                "# Keel: cluster \(model.name) was removed; stanza \(backups.stanza) keeps its backups.\n",
-                            owner: backups.backupUser, group: backups.backupUser)
-                    }
-                }
-            }
-            Play("cluster keys deleted from etcd", on: model.etcdHosts[0]) { _ in
-                ClusterKeysDeleted(model: model)
-            }
-            if removeEtcd {
-                // Every member marked before any stops: a rerun then removes etcd without asking it.
-                Play("etcd marked for removal", on: model.pattern(model.etcdHosts)) { _ in
-                    EtcdRemovalMarked(model: model)
-                }
-                Play("etcd stopped", on: model.pattern(model.etcdHosts)) { _ in
-                    Service("etcd", state: .stopped, enabled: false)
-                }
-            }
+            BalancerPlays.stopped(model)
+            PatroniPlays.stopped(model)
+            PgBackRestPlays.retired(model, deletingBackups: deleteBackups)
+            PatroniPlays.keysDeleted(model)
+            if removeEtcd { EtcdPlays.retired(model) }
             Play("files removed", on: model.pattern(model.allHosts)) { host in
                 for path in ClusterRemovalSurvey.paths(
                     on: host.name, model, removingEtcd: removeEtcd, deletingBackups: deleteBackups)

@@ -88,42 +88,14 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         // Each step relies on the one before (HAProxy no longer routes to it before it stops): the first failure
         // stops the run.
         return Playbook(Self.name, summary: Self.summary, become: true) {
-            Play("removal guard", on: remaining.databaseHosts[0], guarding: true, tags: ["always"]) { _ in
-                RemovalGuard(model: model, leaving: hosts)
-            }
+            PatroniPlays.removalGuard(model, leaving: hosts)
             BalancerPlays.haproxy(remaining)
-            Play("patroni stopped", on: model.pattern(leavingMembers), tags: ["patroni"]) { _ in
-                Service("patroni", state: .stopped, enabled: false)
-                if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
-            }
-            Play("members forgotten", on: model.pattern(leavingMembers.isEmpty ? [] : remaining.databaseHosts)) { _ in
-                for member in leavingMembers { MemberForgotten(model: model, member: member) }
-            }
-            Play(
-                "member slots dropped", on: model.pattern(leavingMembers.isEmpty ? [] : remaining.databaseHosts),
-                serial: 1
-            ) { _ in
-                for member in leavingMembers { MemberSlotDropped(model: model, member: member) }
-            }
+            PatroniPlays.stopped(model, leaving: leavingMembers)
+            PatroniPlays.forgotten(model, leaving: leavingMembers)
             PatroniPlays.access(remaining, on: remaining.databaseHosts)
-            Play("etcd members leaving", on: model.pattern(leavingEtcd.isEmpty ? [] : [remaining.etcdHosts[0]])) { _ in
-                for member in leavingEtcd { EtcdMemberRemoval(model: model, member: member) }
-            }
-            Play("etcd stopped", on: model.pattern(leavingEtcd), tags: ["etcd"]) { _ in
-                Service("etcd", state: .stopped, enabled: false)
-                // Its data would make it refuse to join again ("member removed"): it starts afresh when re-added.
-                Command(
-                    "rm -rf \(EtcdBootstrap.dataDirectory) \(EtcdBootstrap.file)",
-                    unless: "[ ! -e \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(EtcdBootstrap.file) ]")
-            }
+            EtcdPlays.left(model, leaving: leavingEtcd)
             PgBackRestPlays.setup(remaining)
-            if wipeData {
-                Play("data removed", on: model.pattern(leavingMembers), tags: ["postgresql"]) { _ in
-                    Command(
-                        "rm -rf \(shellQuote(model.dataDirectory))",
-                        unless: "[ ! -e \(shellQuote(model.dataDirectory)) ]")
-                }
-            }
+            if wipeData { PostgreSQLPlays.dataRemoved(model, on: leavingMembers) }
         }
         .stoppingAtFirstFailure()
     }

@@ -114,6 +114,45 @@ enum PatroniPlays {
             }
         }
     }
+
+    /// Patroni (and with it PostgreSQL) and PgBouncer stopped for good on the members `leaving` (remove-node), or
+    /// on every member with Debian's own instance too, which the deploy kept stopped (remove-cluster).
+    static func stopped(_ model: ClusterModel, leaving: [String]? = nil) -> Play {
+        Play("patroni stopped", on: model.pattern(leaving ?? model.databaseHosts), tags: ["patroni"]) { _ in
+            Service("patroni", state: .stopped, enabled: false)
+            if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
+            if leaving == nil { Service("postgresql", state: .stopped, enabled: false) }
+        }
+    }
+
+    /// Refuses a removal that would leave the running cluster without a leader, quorum or its synchronous
+    /// standbys (``RemovalGuard``); it sees the whole cluster whatever `--limit` says.
+    static func removalGuard(_ model: ClusterModel, leaving: [String]) -> Play {
+        Play("removal guard", on: model.without(leaving).databaseHosts[0], guarding: true, tags: ["always"]) { _ in
+            RemovalGuard(model: model, leaving: leaving)
+        }
+    }
+
+    /// The remaining members forget the members `leaving`: their keys in etcd, then their replication slots, one
+    /// member at a time.
+    static func forgotten(_ model: ClusterModel, leaving: [String]) -> [Play] {
+        let remaining = model.pattern(leaving.isEmpty ? [] : model.without(leaving).databaseHosts)
+        return [
+            Play("members forgotten", on: remaining) { _ in
+                for member in leaving { MemberForgotten(model: model, member: member) }
+            },
+            Play("member slots dropped", on: remaining, serial: 1) { _ in
+                for member in leaving { MemberSlotDropped(model: model, member: member) }
+            },
+        ]
+    }
+
+    /// The cluster's keys deleted from etcd, its own prefix only (remove-cluster).
+    static func keysDeleted(_ model: ClusterModel) -> Play {
+        Play("cluster keys deleted from etcd", on: model.etcdHosts[0]) { _ in
+            ClusterKeysDeleted(model: model)
+        }
+    }
 }
 
 /// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough):

@@ -50,4 +50,34 @@ enum PgBackRestPlays {
             }
         ]
     }
+
+    /// The backups when the cluster goes: their timers stopped, then the stanza deleted, or kept and marked as a
+    /// removed cluster's (so that a new cluster of the same inventory does not archive into it).
+    static func retired(_ model: ClusterModel, deletingBackups: Bool) -> [Play] {
+        guard let backups = model.backups else { return [] }
+        return [
+            Play("backup timers stopped", on: backups.repositoryHost ?? model.pattern(model.databaseHosts)) { _ in
+                for type in ["full", "diff"] {
+                    Service("pgbackrest-\(backups.stanza)-\(type).timer", state: .stopped, enabled: false)
+                }
+            },
+            Play(
+                deletingBackups ? "backups deleted" : "backups kept",
+                on: backups.repositoryHost ?? model.databaseHosts[0]
+            ) {
+                _ in
+                if deletingBackups {
+                    StanzaDeleted(backups: backups)
+                    File.absent(backups.removedClusterMark)
+                } else {
+                    // Written as the repository's owner, who controls its directory.
+                    File(
+                        backups.removedClusterMark,
+                        content:
+                            "# Keel: cluster \(model.name) was removed; stanza \(backups.stanza) keeps its backups.\n",
+                        owner: backups.backupUser, group: backups.backupUser)
+                }
+            },
+        ]
+    }
 }

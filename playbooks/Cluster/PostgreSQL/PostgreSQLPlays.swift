@@ -15,4 +15,12 @@ enum PostgreSQLPlays {
             DatabaseObjectsRole(model: model).steps
         }
     }
+
+    /// The data directory deleted on `hosts` (remove-node --wipe-data).
+    static func dataRemoved(_ model: ClusterModel, on hosts: [String]) -> Play {
+        Play("data removed", on: model.pattern(hosts), tags: ["postgresql"]) { _ in
+            Command(
+                "rm -rf \(shellQuote(model.dataDirectory))", unless: "[ ! -e \(shellQuote(model.dataDirectory)) ]")
+        }
+    }
 }
