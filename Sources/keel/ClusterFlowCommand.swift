@@ -10,27 +10,22 @@ struct ClusterFlowOptions: ParsableArguments {
     @OptionGroup var run: RunArguments
 
     /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
-    /// and runs the flow. Secrets generated for a run that stopped before changing anything are forgotten: they
-    /// reached no host, and must not become the kept ones.
-    /// `confirm` sees the model before any host is contacted and throws to stop (not under --check).
-    func run<Flow: ClusterFlow>(
-        _ flow: Flow, offline: (Inventory) throws -> Void = { _ in },
-        confirm: (ClusterModel) throws -> Void = { _ in }
-    ) async throws {
-        try await run(offline: offline, planning: { _, _, _ in flow }, confirm: { model, _ in try confirm(model) })
+    /// and runs the flow, once its plan is shown and its confirmations answered (by `answers` or at a prompt).
+    /// Secrets generated for a run that stopped before changing anything are forgotten: they reached no host, and
+    /// must not become the kept ones.
+    func run<Flow: ClusterFlow>(_ flow: Flow, answers: ConfirmationAnswers = ConfirmationAnswers()) async throws {
+        try await run(confirming: flow.confirmations, answers: answers) { _, _, _ in flow }
     }
 
     /// Whether this is a `--check` run, which shows the plan and asks for no confirmation.
     var checking: Bool { run.check }
 
-    /// Like ``run(_:confirm:)`` for a flow made from what the hosts report: `planning` reads them (through the
-    /// fleet its last argument makes) and makes the flow, which `confirm` then sees. `offline`
-    /// checks what the inventory alone can decide (a confirmation naming another cluster) before any host is
-    /// contacted.
+    /// Like ``run(_:answers:)`` for a flow made from what the hosts report: `planning` reads them (through the
+    /// fleet its last argument makes) and makes the flow. The answers to `early`, the confirmations the flow will
+    /// ask for, are checked against the inventory before any host is contacted.
     func run<Flow: ClusterFlow>(
-        offline: (Inventory) throws -> Void = { _ in },
-        planning: (ClusterModel, Inventory, () throws -> Fleet) async throws -> Flow,
-        confirm: (ClusterModel, Flow) throws -> Void
+        confirming early: [FlowConfirmation], answers: ConfirmationAnswers,
+        planning: (ClusterModel, Inventory, () throws -> Fleet) async throws -> Flow
     ) async throws {
         if !Flow.acceptsSelection {
             for (option, given) in [
@@ -42,7 +37,9 @@ struct ClusterFlowOptions: ParsableArguments {
             }
         }
         let written = try inventoryOptions.load().0
-        try offline(written)
+        if !run.check {
+            for confirmation in early { try answers.checkEarly(confirmation, inventory: written, for: Flow.name) }
+        }
         let inventory = try await connection.addingFacts(to: written)
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
@@ -73,7 +70,12 @@ struct ClusterFlowOptions: ParsableArguments {
         } catch let error as StatusError {
             throw CLIError(error.description)
         }
-        if !run.check { try confirm(model, flow) }
+        if let plan = flow.plan(model) { Terminal.write(plan) }
+        if !run.check {
+            for confirmation in flow.confirmations {
+                try answers.require(confirmation, model: model, for: Flow.name)
+            }
+        }
         let wheel =
             Flow.needsPatroniWheel
             ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []

@@ -17,13 +17,6 @@ struct RemoveBalancerCommand: AsyncParsableCommand {
     var hosts: [String] = []
 
     func run() async throws {
-        let flow = RemoveBalancerFlow(hosts: hosts)
-        let offline = { (_: Inventory) throws in
-            if !options.checking { try confirmation.checkEarly(hosts, for: RemoveBalancerFlow.name) }
-        }
-        try await options.run(flow, offline: offline) { model in
-            Terminal.write(flow.plan(model))
-            try confirmation.require(hosts, for: RemoveBalancerFlow.name)
-        }
+        try await options.run(RemoveBalancerFlow(hosts: hosts), answers: .init(hosts: confirmation.confirmed))
     }
 }

@@ -33,28 +33,14 @@ struct RemoveClusterCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await options.run(
-            offline: { inventory in
-                guard !options.checking else { return }
-                try ClusterConfirmation(confirm).checkEarly(
-                    ClusterModel.name(in: inventory), for: RemoveClusterFlow.name)
-                if deleteBackups {
-                    try ClusterConfirmation(confirmBackups, naming: "stanza").checkEarly(nil, for: "--delete-backups")
-                }
-            },
-            planning: { model, inventory, fleet in
-                let survey = try await ClusterRemovalSurvey.read(
+            confirming: [.clusterName] + (deleteBackups ? [.stanzaName] : []),
+            answers: .init(cluster: confirm, stanza: confirmBackups)
+        ) { model, inventory, fleet in
+            RemoveClusterFlow(
+                survey: try await ClusterRemovalSurvey.read(
                     model, removeEtcd: removeEtcd, deletingBackups: deleteBackups, inventory: inventory,
-                    fleet: try fleet())
-                let flow = RemoveClusterFlow(survey: survey, deleteBackups: deleteBackups, purgePackages: purgePackages)
-                Terminal.write(flow.plan(model))
-                return flow
-            },
-            confirm: { model, _ in
-                try ClusterConfirmation(confirm).require(model.name, for: RemoveClusterFlow.name)
-                if deleteBackups, let stanza = model.backups?.stanza {
-                    try ClusterConfirmation(confirmBackups, naming: "stanza")
-                        .require(stanza, for: "--delete-backups")
-                }
-            })
+                    fleet: try fleet()),
+                deleteBackups: deleteBackups, purgePackages: purgePackages)
+        }
     }
 }

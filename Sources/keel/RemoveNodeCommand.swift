@@ -20,13 +20,7 @@ struct RemoveNodeCommand: AsyncParsableCommand {
     var hosts: [String] = []
 
     func run() async throws {
-        let flow = RemoveNodeFlow(hosts: hosts, wipeData: wipeData)
-        let offline = { (_: Inventory) throws in
-            if !options.checking { try confirmation.checkEarly(hosts, for: RemoveNodeFlow.name) }
-        }
-        try await options.run(flow, offline: offline) { model in
-            Terminal.write(flow.plan(model))
-            try confirmation.require(hosts, for: RemoveNodeFlow.name)
-        }
+        try await options.run(
+            RemoveNodeFlow(hosts: hosts, wipeData: wipeData), answers: .init(hosts: confirmation.confirmed))
     }
 }

@@ -57,47 +57,10 @@ struct RestoreCommand: AsyncParsableCommand {
     func run() async throws {
         // --abandon names no target: the journal's unfinished restore is the one given up.
         let target = abandon ? .latest : try target()
-        var finished = false
-        try await options.run(
-            offline: { inventory in
-                guard !options.checking else { return }
-                try ClusterConfirmation(confirm).checkEarly(ClusterModel.name(in: inventory), for: RestoreFlow.name)
-            },
-            planning: { model, inventory, fleet in
-                let (plan, decision) = try await RestoreSurvey.plan(
-                    model, target: target, again: again, abandon: abandon, inventory: inventory, fleet: try fleet())
-                // The plan shows under --check too.
-                switch decision {
-                case .new:
-                    Terminal.write(plan.text)
-                    return RestoreFlow(plan: plan)
-                case .finished:
-                    Terminal.write(
-                        plan.text
-                            + "This restore is finished: nothing is left to do (--again restores to it once more).\n")
-                    finished = true
-                    return RestoreFlow(plan: plan, mode: .nothing)
-                case .resume(let progress):
-                    Terminal.write(
-                        plan.text + "It was begun: resuming after \(progress.stages.joined(separator: ", ")).\n")
-                    return RestoreFlow(plan: plan)
-                case .retarget(let unfinished):
-                    Terminal.write(
-                        plan.text + "It takes the place of the unfinished \(unfinished.plan.id) (done: "
-                            + "\(unfinished.stages.isEmpty ? "nothing" : unfinished.stages.joined(separator: ", "))), "
-                            + "which is given up.\n")
-                    return RestoreFlow(plan: plan, mode: .replacing(unfinished.plan.id))
-                case .abandon(let progress):
-                    Terminal.write(
-                        "restore will abandon the unfinished \(plan.id) (done: "
-                            + "\(progress.stages.isEmpty ? "nothing" : progress.stages.joined(separator: ", "))): "
-                            + "start Patroni\(model.pgbouncer ? " and PgBouncer" : "") again on "
-                            + "\(model.databaseHosts.joined(separator: ", ")); no data is replaced\n")
-                    return RestoreFlow(plan: plan, mode: .abandon)
-                }
-            },
-            confirm: { model, _ in
-                if !finished { try ClusterConfirmation(confirm).require(model.name, for: RestoreFlow.name) }
-            })
+        try await options.run(confirming: [.clusterName], answers: .init(cluster: confirm)) { model, inventory, fleet in
+            let (plan, decision) = try await RestoreSurvey.plan(
+                model, target: target, again: again, abandon: abandon, inventory: inventory, fleet: try fleet())
+            return RestoreFlow(plan: plan, decision: decision)
+        }
     }
 }

@@ -47,6 +47,8 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
         }
     }
 
+    public func plan(_ model: ClusterModel) -> String? { nil }
+
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let new = newHosts(model)
         return Playbook(Self.name, summary: Self.summary, become: true) {

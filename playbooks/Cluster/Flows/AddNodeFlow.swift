@@ -55,6 +55,8 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
         }
     }
 
+    public func plan(_ model: ClusterModel) -> String? { nil }
+
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let new = newHosts(model)
         let newMembers = model.databaseHosts.filter(new.contains)

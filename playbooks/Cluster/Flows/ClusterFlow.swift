@@ -17,12 +17,18 @@ public protocol ClusterFlow {
     static var acceptsSelection: Bool { get }
     /// Refuses, before any host is contacted, what the flow cannot do with `model` (hosts it does not know, …).
     func check(_ model: ClusterModel) throws(FlowError)
+    /// What it will do, shown before its confirmations are asked for (and under `--check`); nil shows nothing (the
+    /// run's own output says it). No default: a flow's `-> String` would not be this requirement's witness.
+    func plan(_ model: ClusterModel) -> String?
+    /// What the operator confirms once the plan is shown, before any host changes; none by default.
+    var confirmations: [FlowConfirmation] { get }
     /// The playbook for `model`; `patroniWheel` is empty unless ``needsPatroniWheel``.
     func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook
 }
 
 extension ClusterFlow {
     public func check(_ model: ClusterModel) throws(FlowError) {}
+    public var confirmations: [FlowConfirmation] { [] }
     public static var acceptsSelection: Bool { false }
 }
 

@@ -12,6 +12,8 @@ public struct DeployFlow: ClusterFlow {
 
     public init() {}
 
+    public func plan(_ model: ClusterModel) -> String? { nil }
+
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)

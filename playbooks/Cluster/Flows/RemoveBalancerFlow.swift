@@ -41,7 +41,9 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
     }
 
     /// What the run will do, for the operator to confirm.
-    public func plan(_ model: ClusterModel) -> String {
+    public var confirmations: [FlowConfirmation] { [.hostNames(hosts)] }
+
+    public func plan(_ model: ClusterModel) -> String? {
         let others = remaining(model).balancerHosts.joined(separator: ", ")
         var lines = ["remove-balancer will, on cluster \(model.name):"]
         for host in hosts {

@@ -42,7 +42,9 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
     }
 
     /// What the run will do, for the operator to confirm.
-    public func plan(_ model: ClusterModel) -> String {
+    public var confirmations: [FlowConfirmation] { [.clusterName] + (deleteBackups ? [.stanzaName] : []) }
+
+    public func plan(_ model: ClusterModel) -> String? {
         var lines = ["remove-cluster will, on cluster \(model.name):"]
         for host in model.allHosts {
             var services: [String] = []

@@ -51,7 +51,9 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
     }
 
     /// What the run will do, for the operator to confirm.
-    public func plan(_ model: ClusterModel) -> String {
+    public var confirmations: [FlowConfirmation] { [.hostNames(hosts)] }
+
+    public func plan(_ model: ClusterModel) -> String? {
         let remaining = model.without(hosts)
         var lines = ["remove-node will, on cluster \(model.name):"]
         for host in hosts {

@@ -28,10 +28,49 @@ public struct RestoreFlow: ClusterFlow, Sendable {
 
     public let plan: RestorePlan
     public let mode: Mode
+    /// What the journal says of the restore planned (resumed, in place of another, finished), after its plan.
+    let journalNote: String
 
-    public init(plan: RestorePlan, mode: Mode = .restore) {
+    public init(plan: RestorePlan, mode: Mode = .restore, journalNote: String = "") {
         self.plan = plan
         self.mode = mode
+        self.journalNote = journalNote
+    }
+
+    /// The flow for what ``RestoreJournal`` decided of `plan`.
+    public init(plan: RestorePlan, decision: RestoreJournal.Decision) {
+        let done = { (progress: RestoreProgress) in
+            progress.stages.isEmpty ? "nothing" : progress.stages.joined(separator: ", ")
+        }
+        switch decision {
+        case .new: self.init(plan: plan)
+        case .finished:
+            self.init(
+                plan: plan, mode: .nothing,
+                journalNote: "This restore is finished: nothing is left to do (--again restores to it once more).\n")
+        case .resume(let progress):
+            self.init(
+                plan: plan, journalNote: "It was begun: resuming after \(progress.stages.joined(separator: ", ")).\n")
+        case .retarget(let unfinished):
+            self.init(
+                plan: plan, mode: .replacing(unfinished.plan.id),
+                journalNote: "It takes the place of the unfinished \(unfinished.plan.id) (done: \(done(unfinished))), "
+                    + "which is given up.\n")
+        case .abandon(let progress):
+            self.init(plan: plan, mode: .abandon, journalNote: "(done: \(done(progress)))")
+        }
+    }
+
+    public var confirmations: [FlowConfirmation] {
+        if case .nothing = mode { return [] }
+        return [.clusterName]
+    }
+
+    public func plan(_ model: ClusterModel) -> String? {
+        guard case .abandon = mode else { return plan.text + journalNote }
+        return "restore will abandon the unfinished \(plan.id) \(journalNote): start Patroni"
+            + "\(model.pgbouncer ? " and PgBouncer" : "") again on \(model.databaseHosts.joined(separator: ", ")); "
+            + "no data is replaced\n"
     }
 
     public func check(_ model: ClusterModel) throws(FlowError) {
