@@ -6,7 +6,8 @@ import Testing
 
 @Suite("PgBouncer's configuration")
 struct PgBouncerConfigTests {
-    @Test("where it listens restarts it; everything else, pools and TLS included, only reloads it")
+    @Test(
+        "where it listens restarts it, one member at a time; everything else, pools and TLS included, only reloads it")
     func reloadUnlessListening() throws {
         let (model, directory) = try ClusterModelTests().load()
         let host = HostContext(
@@ -17,7 +18,8 @@ struct PgBouncerConfigTests {
         }
         let listen = try template("/etc/pgbouncer/listen.ini")
         let main = try template("/etc/pgbouncer/pgbouncer.ini")
-        #expect(listen.handlers == [.restart("pgbouncer")] && main.handlers == [.reload("pgbouncer")])
+        #expect(
+            listen.handlers == [PgBouncerPlays.restart(model).handler] && main.handlers == [.reload("pgbouncer")])
         let listening = try #require(listen.resource as? Template).render(for: host)
         #expect(listening.contains("listen_addr = 10.213.0.12,127.0.0.1\nlisten_port = 6432\n"), "\(listening)")
         let text = try #require(main.resource as? Template).render(for: host)

@@ -133,6 +133,7 @@ struct RestoreFlowTests {
                 "cluster configuration after the restore on 10.213.0.12",
                 "replicas cloned from the restored leader on 10.213.0.11,10.213.0.13",
                 "roles, databases, extensions on postgres_cluster", "pgbouncer on postgres_cluster",
+                "pgbouncer restarts on postgres_cluster",
                 "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "a full backup of the new timeline on 10.213.0.16",
                 "restore finished on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16",

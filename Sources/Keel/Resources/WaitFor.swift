@@ -29,7 +29,8 @@ public struct WaitFor: Resource {
         }
     }
 
-    private var check: String {
+    /// The shell test that succeeds once the condition holds.
+    public var check: String {
         switch condition {
         case .port(let port, let host): "timeout 2 bash -c \(shellQuote("</dev/tcp/\(host)/\(port)"))"
         case .http(let url, let status):

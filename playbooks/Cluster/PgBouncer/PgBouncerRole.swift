@@ -34,7 +34,7 @@ struct PgBouncerRole: Role {
                 "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
                 "port": .int(model.pgbouncerPort),
             ]
-        ).onChange(.restart("pgbouncer"))
+        ).onChange(PgBouncerPlays.restart(model).handler)
         // The rest is read again on reload: pooled connections stay.
         Template(
             "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
@@ -64,13 +64,23 @@ struct PgBouncerRole: Role {
 
 /// The plays of the connection pooler.
 enum PgBouncerPlays {
-    /// PgBouncer on `hosts` (every database host by default), when the inventory installs it.
+    /// PgBouncer on `hosts` (every database host by default), when the inventory installs it; a change of where
+    /// it listens restarts one member's PgBouncer at a time, so that the others keep serving.
     static func poolers(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
         guard model.pgbouncer else { return [] }
+        let pattern = hosts.map(model.pattern) ?? "postgres_cluster"
         return [
-            Play("pgbouncer", on: hosts.map(model.pattern) ?? "postgres_cluster", tags: ["pgbouncer"]) { host in
+            Play("pgbouncer", on: pattern, tags: ["pgbouncer"]) { host in
                 PgBouncerRole(host: host, model: model).steps
-            }
+            },
+            Play("pgbouncer restarts", on: pattern, serial: 1, tags: ["pgbouncer"]) { _ in restart(model).due },
         ]
+    }
+
+    /// PgBouncer restarted, then listening again (only a restart reads listen.ini).
+    static func restart(_ model: ClusterModel) -> RollingRestart {
+        RollingRestart(
+            "pgbouncer", command: "systemctl restart pgbouncer",
+            ready: WaitFor.port(model.pgbouncerPort, timeout: .seconds(30)).check)
     }
 }
