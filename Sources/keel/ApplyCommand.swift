@@ -23,7 +23,10 @@ struct ApplyCommand: AsyncParsableCommand {
             throw ValidationError(
                 "no playbook named '\(playbook)'; known: \(Examples.all.map(\.name).joined(separator: ", "))")
         }
-        try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection)
+        let (inventory, _) = try inventoryOptions.load()
+        try await run.apply(
+            playbook, to: inventory, limit: inventoryOptions.limit, forks: connection.forks,
+            connector: try connection.options(for: targets(of: inventory, inventory.hostNames)).connector)
     }
 }
 
@@ -68,10 +71,9 @@ struct RunArguments: ParsableArguments {
 
     /// Runs `playbook`; `finished` hears the recap before a failure turns into the exit status.
     func apply(
-        _ playbook: Playbook, inventoryOptions: InventoryOptions, connection: ConnectionArguments,
-        finished: (Recap) throws -> Void = { _ in }
+        _ playbook: Playbook, to inventory: Inventory, limit: String?, forks: Int,
+        connector: @escaping HostConnector, finished: (Recap) throws -> Void = { _ in }
     ) async throws {
-        let (inventory, _) = try inventoryOptions.load()
         try checkTags(of: playbook)
         // Checked before any host is touched: failed hosts must have somewhere to go.
         let retryFolder = (retryFile as NSString).deletingLastPathComponent
@@ -81,15 +83,13 @@ struct RunArguments: ParsableArguments {
         let stop = StopRequest()
         let options = RunOptions(
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
-            limit: inventoryOptions.limit, forks: connection.forks, stop: stop)
+            limit: limit, forks: forks, stop: stop)
         var reporters: [any Reporter] = [
             ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
         ]
         if let events { reporters.append(try EventLog(path: events)) }
-        let hosts = try targets(of: inventory, inventory.hostNames)
         let runner = Runner(
-            inventory: inventory, options: options, reporter: Reporters(reporters),
-            connection: try connection.options(for: hosts))
+            inventory: inventory, options: options, reporter: Reporters(reporters), connector: connector)
         let run = Task { try await runner.run(playbook) }
         let interrupts = Interrupts(stop: stop, run: run)
         defer { interrupts.end() }

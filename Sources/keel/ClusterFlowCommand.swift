@@ -40,7 +40,23 @@ struct ClusterFlowOptions: ParsableArguments {
         if !run.check {
             for confirmation in early { try answers.checkEarly(confirmation, inventory: written, for: Flow.name) }
         }
-        let inventory = try await connection.addingFacts(to: written)
+        // One connection per host for the whole command: facts, survey and run.
+        let pool = ConnectionPool(
+            connect: try connection.options(for: targets(of: written, written.hostNames)).connector)
+        do {
+            try await run(written, pool: pool, confirming: early, answers: answers, planning: planning)
+        } catch {
+            await pool.closeAll()
+            throw error
+        }
+        await pool.closeAll()
+    }
+
+    private func run<Flow: ClusterFlow>(
+        _ written: Inventory, pool: ConnectionPool, confirming early: [FlowConfirmation], answers: ConfirmationAnswers,
+        planning: (ClusterModel, Inventory, () throws -> Fleet) async throws -> Flow
+    ) async throws {
+        let inventory = try await connection.addingFacts(to: written, connector: pool.connector)
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
         do {
@@ -60,9 +76,7 @@ struct ClusterFlowOptions: ParsableArguments {
         let flow: Flow
         do {
             flow = try await planning(model, inventory) {
-                Fleet(
-                    options: try connection.options(for: targets(of: inventory, inventory.hostNames)),
-                    forks: max(connection.forks, model.allHosts.count))
+                Fleet(forks: max(connection.forks, model.allHosts.count), connector: pool.connector)
             }
             try flow.check(model)
         } catch let error as FlowError {
@@ -83,7 +97,9 @@ struct ClusterFlowOptions: ParsableArguments {
         try run.checkTags(of: playbook)
         // Under --check nothing is written, the secrets file included.
         if Flow.writesSecrets, !run.check { try secrets.save() }
-        try await run.apply(playbook, inventoryOptions: inventoryOptions, connection: connection) { recap in
+        try await run.apply(
+            playbook, to: inventory, limit: inventoryOptions.limit, forks: connection.forks, connector: pool.connector
+        ) { recap in
             if Flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()
             }

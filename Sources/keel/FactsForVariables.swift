@@ -2,12 +2,14 @@ import Keel
 
 extension ConnectionArguments {
     /// `inventory` with the facts of every host that Jinja in its variables refers to (Ansible's `gather_facts`),
-    /// read from the hosts in one round trip each; unchanged when no variable refers to a fact.
-    func addingFacts(to inventory: Inventory) async throws -> Inventory {
+    /// read from the hosts in one round trip each (through `connector`, by default a connection of their own);
+    /// unchanged when no variable refers to a fact.
+    func addingFacts(to inventory: Inventory, connector: HostConnector? = nil) async throws -> Inventory {
         let referred = inventory.factsReferred(among: Facts.ansibleNames)
         guard !referred.isEmpty else { return inventory }
         let hosts = try targets(of: inventory, inventory.hostNames)
-        let outcomes = await Fleet(options: try options(for: hosts), forks: forks).run(hosts) { _, transport in
+        let fleet = Fleet(forks: forks, connector: try connector ?? options(for: hosts).connector)
+        let outcomes = await fleet.run(hosts) { _, transport in
             Facts.parse(try await transport.run(Facts.script, timeout: .seconds(60)).stdoutText)
         }
         var facts: [String: [String: InventoryValue]] = [:]
