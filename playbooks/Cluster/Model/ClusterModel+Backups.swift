@@ -1,0 +1,60 @@
+import Keel
+
+/// The model's backups, read from the inventory (``load(from:secrets:)``).
+extension ClusterModel {
+    /// pgBackRest's settings when `pgbackrest_install` is true. The repository host is the `[pgbackrest]` group's
+    /// host, or the inventory host `pgbackrest_repo_host` names (by name or address); without one, the repository
+    /// is a filesystem every database host shares at `pgbackrest_repo_path` (checked by the deploy).
+    static func backups(
+        _ reader: VariableReader, inventory: Inventory, cluster: String, databaseHosts: [String],
+        secrets: ClusterSecrets
+    ) throws(InventoryError) -> Backups? {
+        guard try reader.bool(.pgbackrestInstall) ?? false else { return nil }
+        let install = reader.origin(.pgbackrestInstall)
+        if let type = try reader.string(.pgbackrestRepositoryType), type != "posix" {
+            throw InventoryError(
+                "pgbackrest_repo_type '\(type)' is not supported", at: reader.origin(.pgbackrestRepositoryType),
+                hint:
+                    "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path"
+            )
+        }
+        let path = try reader.string(.pgbackrestRepositoryPath) ?? "/var/lib/pgbackrest"
+        var repositoryHost = inventory.hostNames(in: "pgbackrest").first
+        if let named = try reader.string(.pgbackrestRepositoryHost), !named.isEmpty {
+            repositoryHost = inventory.hostNames.first {
+                $0 == named || (try? inventory.target(for: $0).address) == named
+            }
+            guard repositoryHost != nil else {
+                throw InventoryError(
+                    "pgbackrest_repo_host '\(named)' is not a host of the inventory",
+                    at: reader.origin(.pgbackrestRepositoryHost),
+                    hint: "list it under [pgbackrest]")
+            }
+        }
+        let repository: Backups.Repository
+        if let repositoryHost {
+            if databaseHosts.contains(repositoryHost) {
+                throw InventoryError(
+                    "the pgBackRest repository host \(repositoryHost) is also a database host",
+                    at: inventory.groups["pgbackrest"]?.location ?? install,
+                    hint: "use a host outside [postgres_cluster]: backups must outlive the database hosts")
+            }
+            do {
+                repository = .host(
+                    repositoryHost, databaseKey: try secrets.keyPair(for: "pgbackrest_ssh_key_postgres"),
+                    repositoryKey: try secrets.keyPair(for: "pgbackrest_ssh_key_repository"))
+            } catch {
+                throw InventoryError(
+                    "cannot make the pgBackRest SSH keys: \(error)", at: install,
+                    hint: "install openssh-client on this machine")
+            }
+        } else {
+            repository = .shared
+        }
+        return Backups(
+            repository: repository, path: path, stanza: try reader.string(.pgbackrestStanza) ?? cluster,
+            retentionFull: try reader.int(.pgbackrestRetentionFull, in: 1...1000) ?? 4,
+            fullSchedule: try reader.string(.pgbackrestFullSchedule) ?? "Sun *-*-* 06:30",
+            differentialSchedule: try reader.string(.pgbackrestDifferentialSchedule) ?? "Mon..Sat *-*-* 06:30")
+    }
+}
