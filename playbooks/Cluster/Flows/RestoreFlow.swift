@@ -143,11 +143,11 @@ public struct RestoreFlow: ClusterFlow, Sendable {
             PgBouncerPlays.poolers(model)
             PatroniPlays.inService(model)
             Play("a full backup of the new timeline", on: backupHost) { _ in
-                let pgbackrest =
-                    "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
+                let pgbackrest = PgBackRest(backups)
                 RestoreStage(
                     plan: plan, stage: "backed-up", summary: "pgbackrest check, then a full backup",
-                    command: "\(pgbackrest) check && \(pgbackrest) --type=full backup", timeout: model.dataCopyTimeout)
+                    command: "\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))",
+                    timeout: model.dataCopyTimeout)
             }
             Play("restore finished", on: model.pattern(marked)) { _ in
                 RestoreStage(

@@ -16,17 +16,17 @@ struct PgBackRestFirstBackup: Role {
     }
 
     var steps: [Step] {
-        let pgbackrest = "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza))"
+        let pgbackrest = PgBackRest(backups)
         let elsewhere = condition.map { "! \($0) || " } ?? ""
-        let done = "\(pgbackrest) info | grep -q 'full backup:'"
+        let done = "\(pgbackrest("info")) | grep -q 'full backup:'"
         let unit = "keel-first-backup"
         Command(
-            Self.waitingForLock("\(pgbackrest) stanza-create"),
+            Self.waitingForLock(pgbackrest("stanza-create")),
             unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
         Command(
             "systemctl reset-failed \(unit) 2>/dev/null; systemd-run --quiet --unit=\(unit) "
                 + "--description='Keel: the first full backup of stanza \(backups.stanza)' /bin/sh -c "
-                + shellQuote("\(pgbackrest) check && \(pgbackrest) --type=full backup"),
+                + shellQuote("\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))"),
             unless: "\(elsewhere)\(done) || systemctl is-active -q \(unit)")
         Command(
             "while systemctl is-active -q \(unit); do sleep 2; done; \(done) || "

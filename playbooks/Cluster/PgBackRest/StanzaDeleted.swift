@@ -15,12 +15,14 @@ struct StanzaDeleted: Resource {
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text.contains("present") else { return [] }
-        let pgbackrest =
-            "runuser -u \(backups.backupUser) -- pgbackrest --stanza=\(shellQuote(backups.stanza)) --log-level-console=warn"
+        let pgbackrest = PgBackRest(backups)
+        let quiet = "--log-level-console=warn"
         return [
             Change(
                 "stop, stanza-delete",
-                .shell("cd / && \(pgbackrest) stop && \(pgbackrest) --force stanza-delete && \(pgbackrest) start"))
+                .shell(
+                    "cd / && \(pgbackrest("\(quiet) stop")) && \(pgbackrest("\(quiet) --force stanza-delete")) "
+                        + "&& \(pgbackrest("\(quiet) start"))"))
         ]
     }
 }

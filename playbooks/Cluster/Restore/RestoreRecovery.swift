@@ -18,9 +18,10 @@ struct RestoreRecovery: Role {
         RestoreStage(
             plan: plan, stage: RestoreStage.restored,
             summary: "data directory restored from \(plan.set.label) (pgBackRest delta)",
-            command: "\(postgres.stopped) && runuser -u postgres -- pgbackrest --stanza=\(shellQuote(backups.stanza)) "
-                + "--delta --archive-mode=preserve --log-level-console=warn restore "
-                + plan.target.restoreOptions(set: plan.set.label),
+            command: "\(postgres.stopped) && "
+                + PgBackRest(backups, as: "postgres")(
+                    "--delta --archive-mode=preserve --log-level-console=warn restore "
+                        + plan.target.restoreOptions(set: plan.set.label)),
             timeout: model.dataCopyTimeout)
         RestoreStage(
             plan: plan, stage: "promoted", summary: "recovered \(plan.target.description), promoted, checked",

@@ -1,0 +1,22 @@
+import Keel
+
+/// `pgbackrest` command lines for the cluster's stanza, run by root as the account that owns the repository (its
+/// own user on a repository host) or the data (postgres, for a restore).
+struct PgBackRest {
+    let stanza: String
+    /// Who runs it.
+    let user: String
+
+    /// As the repository's owner.
+    init(_ backups: ClusterModel.Backups) { self.init(backups, as: backups.backupUser) }
+
+    init(_ backups: ClusterModel.Backups, as user: String) {
+        stanza = backups.stanza
+        self.user = user
+    }
+
+    /// `pgbackrest` with `arguments`, already quoted, as ``user``.
+    func callAsFunction(_ arguments: String) -> String {
+        "runuser -u \(user) -- pgbackrest --stanza=\(shellQuote(stanza)) \(arguments)"
+    }
+}
