@@ -10,6 +10,7 @@ struct KeelCommand: AsyncParsableCommand {
         subcommands: [
             InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self,
             DeployCommand.self, AddNodeCommand.self, RemoveNodeCommand.self, AddBalancerCommand.self,
-            RemoveBalancerCommand.self, RestoreCommand.self, RemoveClusterCommand.self, StatusCommand.self,
+            RemoveBalancerCommand.self, SwitchoverCommand.self, RestoreCommand.self, RemoveClusterCommand.self,
+            StatusCommand.self,
         ])
 }

@@ -25,11 +25,11 @@ extension LabTests {
     func startWriter(_ cluster: LabClusterInventory, on host: String, seconds: Int) async throws {
         let writer = """
             export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
-            rm -f /tmp/acked /tmp/writer.done /tmp/writer.stop /tmp/writer.errors; i=0; end=$(( $(date +%s) + \(seconds) ))
+            rm -f /tmp/acked /tmp/acked.times /tmp/writer.done /tmp/writer.stop /tmp/writer.errors; i=0; end=$(( $(date +%s) + \(seconds) ))
             while [ "$(date +%s)" -lt "$end" ] && [ ! -f /tmp/writer.stop ]; do
                 i=$((i + 1))
                 if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
-                    echo "$i" >> /tmp/acked
+                    echo "$i" >> /tmp/acked; date +%s%N >> /tmp/acked.times
                 else
                     echo "$i $out" >> /tmp/writer.errors
                     sleep 0.2

@@ -17,7 +17,7 @@ struct ClusterStatusTests {
             }
         ])
         var status = ClusterStatus(
-            cluster: "pg-lab", readFrom: "10.213.0.12", members: try ClusterStatus.Member.decode(json),
+            cluster: "pg-lab", readFrom: "10.213.0.12", members: try ClusterStatus.Member.decode(json).members,
             etcd: (0..<3).map { ClusterStatus.EtcdMember(endpoint: "e\($0)", health: $0 < etcd) }, vip: "10.213.0.100")
         status.vipHolders = vip
         status.unconfirmed = unconfirmed

@@ -36,6 +36,15 @@ struct PatroniAPI {
             + "--data-binary \(shellQuote(body)) \(url)\(path) >/dev/null"
     }
 
+    /// Sends the JSON `body` to `path` with the credentials and fails, printing Patroni's answer, unless it answers
+    /// 200 (a refused switchover says why: "candidate name does not match with sync_standby", …).
+    func post(_ path: String, json body: String, timeout: Int) -> String {
+        "{ answer=$(mktemp) && code=$(curl -s -m \(timeout) \(authority)-K \(Self.credentialsFile) -X POST "
+            + "-H 'Content-Type: application/json' --data-binary \(shellQuote(body)) -o \"$answer\" "
+            + "-w '%{http_code}' \(url)\(path)); said=$(head -c 500 \"$answer\"); rm -f \"$answer\"; "
+            + "[ \"$code\" = 200 ] || { printf 'Patroni answered %s: %s\\n' \"$code\" \"$said\" >&2; false; }; }"
+    }
+
     /// The error for a member whose REST API gave no answer Keel could read.
     static func unanswered(_ host: String) -> ResourceError {
         ResourceError(

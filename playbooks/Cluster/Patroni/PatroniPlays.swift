@@ -153,6 +153,11 @@ enum PatroniPlays {
             ClusterKeysDeleted(model: model)
         }
     }
+
+    /// The leader's role handed from `leader` to `candidate` (``SwitchedOver``), run on the leader.
+    static func switchover(_ model: ClusterModel, from leader: String, to candidate: String) -> Play {
+        Play("switchover", on: leader) { _ in SwitchedOver(model: model, leader: leader, candidate: candidate) }
+    }
 }
 
 /// Waits until the member is the primary or a replica streaming WAL from it (running as a replica is not enough):

@@ -25,7 +25,7 @@ struct RemovalGuard: Resource {
     }
 
     static func problems(cluster: String, etcd: String, model: ClusterModel, leaving: [String]) -> [String] {
-        guard let members = try? ClusterStatus.Member.decode(Data(cluster.utf8)) else {
+        guard let members = try? ClusterStatus.Member.decode(Data(cluster.utf8)).members else {
             return ["no member's Patroni answers"]
         }
         var problems: [String] = []

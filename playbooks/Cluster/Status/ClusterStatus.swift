@@ -20,10 +20,14 @@ public struct ClusterStatus: Codable, Sendable {
             case pendingRestart = "pending_restart"
         }
 
-        /// The members in the JSON of Patroni's `/cluster`.
-        static func decode(_ json: Data) throws -> [Member] {
-            struct Cluster: Decodable { var members: [Member] }
-            return try JSONDecoder().decode(Cluster.self, from: json).members
+        /// The members in the JSON of Patroni's `/cluster`, and whether Patroni is paused (maintenance mode).
+        static func decode(_ json: Data) throws -> (members: [Member], paused: Bool) {
+            struct Cluster: Decodable {
+                var members: [Member]
+                var pause: Bool?
+            }
+            let cluster = try JSONDecoder().decode(Cluster.self, from: json)
+            return (cluster.members, cluster.pause ?? false)
         }
     }
 
@@ -65,6 +69,8 @@ public struct ClusterStatus: Codable, Sendable {
     public var cluster: String
     public var readFrom: String
     public var members: [Member]
+    /// Patroni is paused (maintenance mode): it neither fails over nor restarts anything.
+    public var paused = false
     public var etcd: [EtcdMember]
     /// The cluster VIP and the hosts holding it (exactly one when all is well).
     public var vip: String?
@@ -95,10 +101,11 @@ public struct ClusterStatus: Codable, Sendable {
         async let restore = transport.run(RestoreProgress.read, timeout: .seconds(5))
         let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
-        let members = try Member.decode(Data(patroni.stdout))
+        let (members, paused) = try Member.decode(Data(patroni.stdout))
         let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(try await health.stdout))) ?? []
         var status = ClusterStatus(
             cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip?.address)
+        status.paused = paused
         if let backups = model.backups, backups.repositoryHost == nil {
             do {
                 status.backups = try await BackupStatus.read(backups, host: host, transport: transport)
@@ -137,9 +144,28 @@ public struct ClusterStatus: Codable, Sendable {
 
     /// Why the cluster is degraded, by what was read; empty when it is healthy.
     func findProblems(_ model: ClusterModel) -> [String] {
+        var problems = serviceProblems(model)
+        if let vip {
+            if vipHolders.isEmpty { problems.append("the VIP \(vip) is on no host") }
+            if vipHolders.count > 1 { problems.append("the VIP \(vip) is on \(vipHolders.joined(separator: " and "))") }
+        }
+        if model.backups != nil {
+            if let backupError {
+                problems.append("the backups cannot be read (\(backupError))")
+            } else if let backups {
+                problems += backups.problems
+            }
+        }
+        return problems
+    }
+
+    /// What keeps the cluster from serving as it should, or from being handed over safely: no leader, a member
+    /// not serving or lagging, no synchronous standby, etcd short of quorum, a pause, an unfinished restore.
+    public func serviceProblems(_ model: ClusterModel, countingLag: Bool = true) -> [String] {
         var problems: [String] = []
         let leaders = members.filter { ["leader", "standby_leader"].contains($0.role) }
         if leaders.isEmpty { problems.append("no leader") }
+        if paused { problems.append("Patroni is paused (maintenance mode)") }
         for host in model.databaseHosts {
             if let reason = unconfirmed[host] {
                 problems.append("\(host) does not answer (\(reason))")
@@ -147,7 +173,9 @@ public struct ClusterStatus: Codable, Sendable {
                 let leads = leaders.contains { $0.name == host }
                 if member.state != (leads ? "running" : "streaming") {
                     problems.append("\(host) is \(member.state)")
-                } else if !leads, case .bytes(let behind) = member.lag, behind > model.maximumLagOnFailover {
+                } else if countingLag, !leads, case .bytes(let behind) = member.lag,
+                    behind > model.maximumLagOnFailover
+                {
                     problems.append(
                         "\(host) lags \(behind) bytes behind the leader (more than maximum_lag_on_failover, "
                             + "\(model.maximumLagOnFailover): it would not be promoted)")
@@ -166,18 +194,7 @@ public struct ClusterStatus: Codable, Sendable {
         } else if healthy < model.etcdHosts.count {
             problems.append("etcd: \(model.etcdHosts.count - healthy) member(s) unhealthy")
         }
-        if let vip {
-            if vipHolders.isEmpty { problems.append("the VIP \(vip) is on no host") }
-            if vipHolders.count > 1 { problems.append("the VIP \(vip) is on \(vipHolders.joined(separator: " and "))") }
-        }
         if restoreUnfinished, let restore { problems.append(restore) }
-        if model.backups != nil {
-            if let backupError {
-                problems.append("the backups cannot be read (\(backupError))")
-            } else if let backups {
-                problems += backups.problems
-            }
-        }
         return problems
     }
 

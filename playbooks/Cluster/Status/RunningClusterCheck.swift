@@ -28,14 +28,11 @@ struct RunningClusterCheck: Resource {
 
     /// What is wrong, from Patroni's `/cluster` and etcd's `endpoint health -w json`.
     static func problems(cluster: String, etcd: String, members: [String], etcdMembers: [String]) -> [String] {
-        struct Pause: Decodable { var pause: Bool? }
-        guard let listed = try? ClusterStatus.Member.decode(Data(cluster.utf8)) else {
+        guard let (listed, paused) = try? ClusterStatus.Member.decode(Data(cluster.utf8)) else {
             return ["no member's Patroni answers"]
         }
         var problems: [String] = []
-        if (try? JSONDecoder().decode(Pause.self, from: Data(cluster.utf8)))?.pause == true {
-            problems.append("Patroni is paused (maintenance mode)")
-        }
+        if paused { problems.append("Patroni is paused (maintenance mode)") }
         let leaders = listed.filter { ["leader", "standby_leader"].contains($0.role) }
         if leaders.count != 1 { problems.append("\(leaders.count) leaders") }
         for member in members {

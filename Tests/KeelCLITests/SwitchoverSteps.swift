@@ -1,0 +1,86 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// `keel switchover` on a running cluster under the writer on `writerHost` (through VIP:5000): refused cases
+/// change nothing; the leader moves to the named synchronous standby, the writer's gap is measured, a rerun does
+/// nothing, and a second switchover (to whichever member is the synchronous standby then) works too. The caller
+/// checks the writer's rows afterwards.
+extension LabTests {
+    func switchovers(_ cluster: LabClusterInventory, writerHost: String) async throws {
+        let inventory = cluster.path
+        let switchover = ["switchover", "-i", inventory]
+        func settled() async throws -> (leader: String, sync: String, other: String) {
+            let members = try await members(inventory, within: 90) { members in
+                streamingReplicas(members).count == 2 && members.contains { $0["role"] as? String == "sync_standby" }
+            }
+            let named = { (role: String) in members.first { $0["role"] as? String == role }?["name"] as? String }
+            let leader = try #require(named("leader"), "\(members)")
+            let sync = try #require(named("sync_standby"), "\(members)")
+            let other = try #require(streamingReplicas(members).first { $0 != sync }, "\(members)")
+            return (leader, sync, other)
+        }
+        let first = try await settled()
+        let api = "curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt -K /etc/keel/patroni-api.curlrc"
+        let config = "https://\(address(first.leader)):8008/config"
+
+        // Refused, nothing changed: a non-member, a replica that is not the synchronous standby, a paused cluster,
+        // a stopped candidate.
+        for (arguments, reason) in [
+            (["--to", "h9"], "h9 is not a member of the cluster"),
+            (["--to", first.other], "\(first.other) cannot take over: it is not the synchronous standby"),
+        ] {
+            let refused = try await KeelBinary.run(switchover + arguments)
+            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
+        }
+        let cluster = "https://\(address(first.leader)):8008/cluster"
+        // Paused once /cluster says so (Patroni reads its configuration back from etcd).
+        _ = try await remote(
+            inventory, first.leader,
+            "\(api) -X PATCH -d '{\"pause\": true}' \(config) >/dev/null; for i in $(seq 30); do "
+                + "\(api) \(cluster) | grep -q '\"pause\": true' && break; sleep 1; done")
+        let paused = try await KeelBinary.run(switchover + ["--to", first.sync])
+        #expect(
+            paused.status != 0 && paused.output.contains("Patroni is paused (maintenance mode)"), "\(paused.output)")
+        _ = try await remote(
+            inventory, first.leader,
+            "\(api) -X PATCH -d '{\"pause\": false}' \(config) >/dev/null; for i in $(seq 30); do "
+                + "\(api) \(cluster) | grep -q '\"pause\": true' || break; sleep 1; done")
+        _ = try await remote(inventory, first.other, "systemctl stop patroni")
+        let stopped = try await KeelBinary.run(switchover + ["--to", first.other])
+        #expect(stopped.status != 0 && stopped.output.contains("the cluster is not healthy"), "\(stopped.output)")
+        _ = try await remote(inventory, first.other, "systemctl start patroni")
+        let checked = try await KeelBinary.run(switchover + ["--check"])
+        // Under --check, exit 2: a change is pending.
+        #expect(
+            checked.status == 2 && checked.output.contains("hand the leader's role to \(first.sync)"),
+            "\(checked.output)")
+        let unchanged = try await settled()
+        #expect(unchanged.leader == first.leader, "refused and checked switchovers change nothing")
+
+        // The switchover, timed from the writer's side: its longest wait between two acknowledged rows.
+        let started = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
+        let moved = try await KeelBinary.run(switchover + ["--to", unchanged.sync])
+        let ended = try #require(try await remote(inventory, writerHost, "sleep 5; date +%s%N").first)
+        #expect(moved.status == 0, "\(moved.output)")
+        let gap = try await remote(
+            inventory, writerHost,
+            "awk -v a=\(started) -v b=\(ended) 'p && $1 >= a && p <= b { d = $1 - p; if (d > m) m = d } "
+                + "{ p = $1 } END { printf \"%.2f\\n\", m / 1e9 }' /tmp/acked.times")
+        print("switchover \(first.leader) → \(unchanged.sync): the writer's longest wait \(gap.first ?? "?") s")
+        #expect((Double(gap.first ?? "") ?? 99) < 15, "the write gap: \(gap)")
+        let second = try await settled()
+        #expect(second.leader == unchanged.sync, "the named member leads: \(second)")
+        let again = try await KeelBinary.run(switchover + ["--to", unchanged.sync])
+        #expect(again.status == 0 && again.output.contains("leads already, nothing to do"), "\(again.output)")
+
+        // Once more, to the synchronous standby of the moment (no --to).
+        let back = try await KeelBinary.run(switchover)
+        #expect(back.status == 0 && back.output.contains("hand the leader's role to \(second.sync)"), "\(back.output)")
+        let third = try await settled()
+        #expect(third.leader == second.sync, "\(third)")
+    }
+
+    /// The lab address of host `hN`.
+    private func address(_ host: String) -> String { "10.213.0.1" + host.dropFirst() }
+}
