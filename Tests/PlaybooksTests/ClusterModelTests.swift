@@ -356,6 +356,30 @@ extension ClusterModelTests {
 }
 
 extension ClusterModelTests {
+    @Test("pre-flight's clock check: the host's clock between the controller's as the probe left and as it came back")
+    func clock() throws {
+        let (model, directory) = try load()
+        let master = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let preflight = Preflight(model: model, host: master.name)
+        let now = Int(Date().timeIntervalSince1970)
+        func problems(clock: Int, sent: Int) -> String? {
+            do {
+                _ = try preflight.changes(
+                    from: ProbeOutput(text: "os=debian 12\nclock=\(clock)\nsent=\(sent)\n"), on: master)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        // A probe that took 20 s to come back (a loaded controller) is no skew.
+        #expect(problems(clock: now - 10, sent: now - 20) == nil)
+        #expect(problems(clock: now - 40, sent: now - 20)?.contains("the clock is 20 s off the controller's") == true)
+        #expect(problems(clock: now + 30, sent: now)?.contains("s off the controller's") == true)
+    }
+}
+
+extension ClusterModelTests {
     @Test(
         "settings that would be silently lost are errors: a group the settings ignore, an empty or stray [master], two repository hosts, a keel_ typo",
         arguments: [

@@ -92,8 +92,10 @@ struct Preflight: Resource {
         if let vip = model.vip {
             script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
         }
-        // Read last, so that the time the checks above take (the VRRP listener's 3 s) is not counted as skew.
-        return script + "\necho \"clock=$(date +%s)\""
+        // Read last, so that the time the checks above take (the VRRP listener's 3 s) is not counted as skew; with
+        // the controller's clock as the probe was made, so that a slow round trip (a loaded controller) is not
+        // counted either: the host's clock must fall between the two readings of the controller's.
+        return script + "\necho \"clock=$(date +%s)\"\necho sent=\(Int(Date().timeIntervalSince1970))"
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
@@ -114,7 +116,8 @@ struct Preflight: Resource {
             problems.append("only \(disk) MB free under /var/lib; at least 2 GB is needed")
         }
         if let clock = value("clock").flatMap(Double.init) {
-            let skew = abs(clock - Date().timeIntervalSince1970)
+            let sent = value("sent").flatMap(Double.init) ?? Date().timeIntervalSince1970
+            let skew = max(sent - clock, clock - Date().timeIntervalSince1970, 0)
             if skew > 5 {
                 problems.append(
                     String(
