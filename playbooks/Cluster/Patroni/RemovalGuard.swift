@@ -31,7 +31,7 @@ struct RemovalGuard: Resource {
         var problems: [String] = []
         for member in members where leaving.contains(member.name) && member.role == "leader" {
             problems.append(
-                "\(member.name) is the leader\n  hint: hand its role over first (keel switchover), then run remove-node again"
+                "\(member.name) is the leader\n  hint: switch over first (keel switchover), then run remove-node again"
             )
         }
         let staying = members.filter { !leaving.contains($0.name) }
