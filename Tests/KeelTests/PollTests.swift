@@ -26,6 +26,19 @@ struct PollTests {
         #expect(ContinuousClock.now - started < .seconds(3))
     }
 
+    @Test("after a command that failed, `&&` skips the whole wait (a refused switchover must not wait for it)")
+    func composes() throws {
+        let started = ContinuousClock.now
+        for poll in [
+            Poll(until: "false", seconds: 5, onTimeout: .proceed),
+            Poll(until: "false", seconds: 5, onTimeout: .fail("x")),
+        ] {
+            let skipped = try Shell.capture("/bin/sh", ["-c", "false && \(poll); echo after"])
+            #expect(skipped.status == 0 && skipped.output == "after\n", "\(skipped)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(3), "no wait ran")
+    }
+
     @Test("on timeout it fails with its message, or goes on, as declared")
     func timesOut() throws {
         let failed = try run(Poll(until: "false", seconds: 1, onTimeout: .fail("it's not ready"), interval: 0.2))

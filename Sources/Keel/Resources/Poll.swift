@@ -21,17 +21,18 @@ public struct Poll: Sendable, CustomStringConvertible {
         self.interval = interval
     }
 
-    /// The shell text.
+    /// The shell text: one compound command (`{ …; }`), so that `a && poll` skips the whole wait when `a` fails.
     public var description: String {
         let deadline = "keel_end=$(($(date +%s) + \(seconds)))"
         let expired = "[ \"$(date +%s)\" -ge \"$keel_end\" ]"
         let pause = "sleep \(interval == interval.rounded() ? String(Int(interval)) : String(interval))"
         switch onTimeout {
         case .fail(let message):
-            return "\(deadline); until { \(check) ; }; do \(expired) && { echo \(shellQuote(message)) >&2; exit 1; }; "
-                + "\(pause); done"
+            return
+                "{ \(deadline); until { \(check) ; }; do \(expired) && { echo \(shellQuote(message)) >&2; exit 1; }; "
+                + "\(pause); done; }"
         case .proceed:
-            return "\(deadline); until { \(check) ; } || \(expired); do \(pause); done"
+            return "{ \(deadline); until { \(check) ; } || \(expired); do \(pause); done; }"
         }
     }
 }
