@@ -114,7 +114,7 @@ struct SwitchoverFlowTests {
             scratch.appendingPathComponent("curl").path,
             "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
                 + "printf '%s' \"$ANSWER\" > \"$out\"; printf '%s' \"$CODE\"\n")
-        let command = PatroniAPI(model, member: "10.213.0.11").post("/switchover", json: "{}", timeout: 5)
+        let command = PatroniAPI(model, member: "10.213.0.11").send("POST", "/switchover", json: "{}", timeout: 5)
         let path = scratch.path + ":/usr/bin:/bin"
         let refused = try Shell.capture(
             "/bin/sh", ["-c", command],

@@ -30,19 +30,13 @@ struct PatroniAPI {
         model.databaseHosts.map { PatroniAPI(model, member: $0).get(path) }.joined(separator: " || ") + " || true"
     }
 
-    /// Sends the JSON `body` to `path` with the credentials; fails when the member refuses or does not answer.
+    /// Sends the JSON `body` to `path` with the credentials and fails, printing Patroni's answer, unless it accepts
+    /// (2xx): a refused switchover says why ("candidate name does not match with sync_standby", …).
     func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
-        "curl -sf -m \(timeout) \(authority)-K \(Self.credentialsFile) -X \(method) -H 'Content-Type: application/json' "
-            + "--data-binary \(shellQuote(body)) \(url)\(path) >/dev/null"
-    }
-
-    /// Sends the JSON `body` to `path` with the credentials and fails, printing Patroni's answer, unless it answers
-    /// 200 (a refused switchover says why: "candidate name does not match with sync_standby", …).
-    func post(_ path: String, json body: String, timeout: Int) -> String {
-        "{ answer=$(mktemp) && code=$(curl -s -m \(timeout) \(authority)-K \(Self.credentialsFile) -X POST "
+        "{ answer=$(mktemp) && code=$(curl -s -m \(timeout) \(authority)-K \(Self.credentialsFile) -X \(method) "
             + "-H 'Content-Type: application/json' --data-binary \(shellQuote(body)) -o \"$answer\" "
             + "-w '%{http_code}' \(url)\(path)); said=$(head -c 500 \"$answer\"); rm -f \"$answer\"; "
-            + "[ \"$code\" = 200 ] || { printf 'Patroni answered %s: %s\\n' \"$code\" \"$said\" >&2; false; }; }"
+            + "case \"$code\" in 2??) ;; *) printf 'Patroni answered %s: %s\\n' \"$code\" \"$said\" >&2; false ;; esac; }"
     }
 
     /// The error for a member whose REST API gave no answer Keel could read.

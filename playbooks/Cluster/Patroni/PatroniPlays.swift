@@ -154,8 +154,9 @@ enum PatroniPlays {
         }
     }
 
-    /// The leader's role handed from `leader` to `candidate` (``SwitchedOver``), run on the leader.
-    static func switchover(_ model: ClusterModel, from leader: String, to candidate: String) -> Play {
+    /// The leader's role handed from `leader` to `candidate` (or the replica Patroni picks) (``SwitchedOver``), run
+    /// on the leader.
+    static func switchover(_ model: ClusterModel, from leader: String, to candidate: String?) -> Play {
         Play("switchover", on: leader) { _ in SwitchedOver(model: model, leader: leader, candidate: candidate) }
     }
 }

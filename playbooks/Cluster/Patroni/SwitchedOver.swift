@@ -1,16 +1,17 @@
 import Foundation
 import Keel
 
-/// `candidate` leads the cluster instead of `leader`: handed over through the leader's REST API (a switchover, not
-/// a failover) after a CHECKPOINT, then waited for until the candidate writes and the former leader streams
-/// from it. Converged when the candidate leads; an error when a third member leads (the cluster changed since
-/// the plan).
+/// `candidate` (or, when nil, the replica Patroni picks: the synchronous standby under synchronous mode) leads the
+/// cluster instead of `leader`: handed over through the leader's REST API (a switchover, not a failover) after a
+/// CHECKPOINT, then waited for until the candidate writes and the former leader streams from it. Converged when
+/// the candidate (or any member but `leader`) leads; an error when a third member leads (the cluster changed
+/// since the plan).
 struct SwitchedOver: Resource {
     let model: ClusterModel
     let leader: String
-    let candidate: String
+    let candidate: String?
 
-    var description: String { "switchover from \(leader) to \(candidate)" }
+    var description: String { "switchover from \(leader) to \(candidate ?? "a replica")" }
     var affectsOtherResources: Bool { true }
 
     var probe: String { PatroniAPI.fromAnyMember(model, "/cluster") }
@@ -20,25 +21,40 @@ struct SwitchedOver: Resource {
             throw PatroniAPI.unanswered(host.name)
         }
         let leading = members.first { $0.role == "leader" }?.name
-        if leading == candidate { return [] }
+        if let leading, leading == candidate || (candidate == nil && leading != leader) { return [] }
         guard leading == leader else {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
         let api = PatroniAPI(model, member: leader)
-        let body = JSONValue.object(["leader": .string(leader), "candidate": .string(candidate)]).json
-        let command = [
-            model.postgres.run("CHECKPOINT") + " >/dev/null",
-            api.post("/switchover", json: body, timeout: 60),
-            Poll(
-                until: PatroniAPI(model, member: candidate).isPrimary, seconds: 60,
-                onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover")
-            ).description,
+        var body: [String: JSONValue] = ["leader": .string(leader)]
+        body["candidate"] = candidate.map(JSONValue.string)
+        var steps = [model.postgres.run("CHECKPOINT") + " >/dev/null"]
+        if model.synchronousMode && model.databaseHosts.count > 1 {
+            // Patroni hands over only to a synchronous standby: a replica just restarted may not be one yet.
+            steps.append(
+                Poll(
+                    until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",
+                    seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
+                ).description)
+        }
+        steps.append(api.send("POST", "/switchover", json: JSONValue.object(body).json, timeout: 60))
+        if let candidate {
+            steps.append(
+                Poll(
+                    until: PatroniAPI(model, member: candidate).isPrimary, seconds: 60,
+                    onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover")
+                ).description)
+        }
+        steps.append(
             Poll(
                 until: api.caughtUp(model), seconds: 120,
-                onTimeout: .fail("\(leader) does not stream from \(candidate) 120 s after the switchover")
-            ).description,
-        ].joined(separator: " && ")
-        return [Change("CHECKPOINT, then hand the leader's role to \(candidate)", .shell(command))]
+                onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
+            ).description)
+        return [
+            Change(
+                "CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")",
+                .shell(steps.joined(separator: " && ")))
+        ]
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+/// The rolling update's plan: which hosts, in which order, and what stops it before anything changes.
+@Suite("update: the hosts planned in order, refused on an unhealthy cluster, packages pinned to the plan")
+struct UpdateFlowTests {
+    let server = PackageUpdate(name: "postgresql-15", installed: "15.18-0+deb12u1", candidate: "15.20-0+deb12u1")
+    let haproxy = PackageUpdate(name: "haproxy", installed: "2.6.12-1+deb12u3", candidate: "2.6.12-1+deb12u4")
+
+    func host(_ name: String, _ updates: [PackageUpdate], unfinished: Bool = false) -> UpdateSurvey.Host {
+        UpdateSurvey.Host(name: name, updates: updates, unfinished: unfinished)
+    }
+
+    @Test("apt's answer read: one update per line, nothing else")
+    func parse() {
+        let text =
+            "postgresql-15\t15.18-0+deb12u1\t15.20-0+deb12u1\nnoise\nhaproxy\t2.6.12-1+deb12u3\t2.6.12-1+deb12u4\n"
+        #expect(PackageUpdate.parse(text) == [server, haproxy])
+        #expect(PackageUpdate.parse("").isEmpty)
+    }
+
+    @Test("a host left out of service first, the replicas, a switchover, the leader, then the balancers")
+    func order() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let status = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        let flow = try UpdateFlow(
+            hosts: [
+                host("10.213.0.14", [haproxy]), host("10.213.0.11", [server]), host("10.213.0.12", [server]),
+                host("10.213.0.13", [], unfinished: true),
+            ], status: status, model: model)
+        #expect(
+            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+                "update 10.213.0.13 on 10.213.0.13", "update 10.213.0.12 on 10.213.0.12",
+                "switchover on 10.213.0.11", "update 10.213.0.11 on 10.213.0.11", "update 10.213.0.14 on 10.213.0.14",
+            ])
+        let plan = flow.plan(model) ?? ""
+        #expect(
+            plan.contains("  10.213.0.13: bring it back into service (an earlier update stopped there)\n"), "\(plan)")
+        #expect(plan.contains("  10.213.0.12: postgresql-15 15.18-0+deb12u1 → 15.20-0+deb12u1\n"), "\(plan)")
+        #expect(
+            plan.contains("hand the leader's role from 10.213.0.11 to an updated replica\n  10.213.0.11: "), "\(plan)")
+    }
+
+    @Test("every package current: nothing to do, no play")
+    func current() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let flow = try UpdateFlow(
+            hosts: [], status: try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy), model: model)
+        #expect(flow.plan(model) == "update: every package of cluster \(model.name) is current, nothing to do\n")
+        #expect(flow.playbook(model, patroniWheel: []).plays.isEmpty)
+    }
+
+    @Test("a stopped member refuses the update, unless an earlier update stopped it (then this one resumes)")
+    func health() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let stopped = try SwitchoverFlowTests().status([
+            ("10.213.0.12", "sync_standby", "streaming", 3, 0), ("10.213.0.13", "replica", "stopped", 3, 0),
+        ])
+        #expect {
+            try UpdateFlow(hosts: [host("10.213.0.12", [server])], status: stopped, model: model)
+        } throws: { "\($0)".contains("the cluster is not healthy: 10.213.0.13 is stopped") }
+        let resumed = try UpdateFlow(
+            hosts: [host("10.213.0.13", [server], unfinished: true)], status: stopped, model: model)
+        #expect(resumed.plan(model)?.contains("10.213.0.13: postgresql-15") == true)
+    }
+
+    @Test("the planned versions installed, the services stopped first; nothing when they are in place")
+    func packages() throws {
+        let (_, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let resource = PackagesUpdated(updates: [server], stopping: "systemctl stop patroni")
+        let due = try resource.changes(from: ProbeOutput(text: "postgresql-15=15.18-0+deb12u1\n"), on: context)
+        #expect(due.map(\.summary) == ["postgresql-15 15.18-0+deb12u1 → 15.20-0+deb12u1"])
+        let command = due.first?.actions.first?.description ?? ""
+        #expect(command.hasPrefix("systemctl stop patroni && "), "\(command)")
+        #expect(command.contains("--only-upgrade") && command.hasSuffix(" postgresql-15=15.20-0+deb12u1"), "\(command)")
+        #expect(try resource.changes(from: ProbeOutput(text: "postgresql-15=15.20-0+deb12u1\n"), on: context).isEmpty)
+    }
+
+    @Test("--only names what each part updates on a host")
+    func components() throws {
+        let (model, _) = try ClusterModelTests().load()
+        #expect(UpdatedComponent.balancers.packages(on: "10.213.0.14", model) == ["haproxy", "socat", "keepalived"])
+        #expect(UpdatedComponent.balancers.packages(on: "10.213.0.12", model).isEmpty)
+        let postgres = UpdatedComponent.postgres.packages(on: "10.213.0.12", model)
+        #expect(postgres.first == "postgresql-15" && postgres.suffix(2) == ["postgresql-client-15", "libpq5"])
+    }
+}

@@ -1,0 +1,84 @@
+import Keel
+
+/// The rolling minor update: every package of the cluster's that apt has a newer release of (on the line the
+/// inventory pins: PostgreSQL stays on its major), one host at a time, each back in service before the next.
+/// Replicas first, each drained (``MemberDrain``), stopped after a CHECKPOINT, updated, started and caught up;
+/// then one switchover to an updated replica and the former leader the same way; then the other hosts (a
+/// balancer with its VIP moved away first, etcd with quorum checked before each member stops). Planned from the
+/// hosts: those already current are not touched, and a host an update killed earlier left out of service is
+/// brought back first. Run again, it finds every package current and changes nothing.
+public struct UpdateFlow: ClusterFlow, Sendable {
+    public static let name = "update"
+    public static let summary =
+        "Update the cluster's packages to their newest release, one host at a time, the leader after a switchover."
+    public static let writesSecrets = false
+    public static let needsPatroniWheel = false
+
+    public let hosts: [UpdateSurvey.Host]
+    public let leader: String
+
+    /// The update of `hosts` (``UpdateSurvey``) on the cluster `status` shows.
+    /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
+    ///   of service (which this run brings back first), or has no leader.
+    public init(hosts: [UpdateSurvey.Host], status: ClusterStatus, model: ClusterModel) throws(FlowError) {
+        let unfinished = hosts.filter(\.unfinished).map(\.name)
+        let problems = status.serviceProblems(model, countingLag: false).filter { problem in
+            !unfinished.contains { problem.hasPrefix("\($0) ") }
+        }
+        guard problems.isEmpty else {
+            throw FlowError(
+                "the cluster is not healthy: \(problems.joined(separator: "; "))",
+                hint:
+                    "see keel status; an update takes one host at a time out of a healthy cluster (nothing was changed)"
+            )
+        }
+        guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
+            throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
+        }
+        self.hosts = hosts
+        self.leader = leader
+        members = Set(model.databaseHosts)
+    }
+
+    /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, then
+    /// the hosts that are not members.
+    var order: [UpdateSurvey.Host] {
+        func rank(_ host: UpdateSurvey.Host) -> Int {
+            host.unfinished ? 0 : host.name == leader ? 2 : members.contains(host.name) ? 1 : 3
+        }
+        return hosts.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+            .map(\.element)
+    }
+
+    private let members: Set<String>
+    /// A member hands its leader's role over first, unless it is the only one (then writes stop while it updates).
+    private var handsOver: Bool { members.count > 1 }
+
+    public func plan(_ model: ClusterModel) -> String? {
+        guard !hosts.isEmpty else {
+            return "update: every package of cluster \(model.name) is current, nothing to do\n"
+        }
+        var lines = ["update will, on cluster \(model.name), one host at a time:"]
+        for host in order {
+            if host.name == leader && handsOver {
+                lines.append("  hand the leader's role from \(leader) to an updated replica")
+            }
+            let what =
+                host.updates.isEmpty
+                ? "bring it back into service (an earlier update stopped there)"
+                : host.updates.map(\.description).joined(separator: ", ")
+            lines.append("  \(host.name): \(what)")
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+        Playbook(Self.name, summary: Self.summary, become: true) {
+            for host in order {
+                if host.name == leader && handsOver { PatroniPlays.switchover(model, from: leader, to: nil) }
+                UpdatePlays.updated(model, host: host)
+            }
+        }
+        .stoppingAtFirstFailure()
+    }
+}

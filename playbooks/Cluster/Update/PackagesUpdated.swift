@@ -1,0 +1,31 @@
+import Keel
+
+/// The planned versions of a host's packages installed, the host's services stopped first (`stopping`, run only
+/// when a package is to change); apt keeps the configuration files Keel wrote.
+struct PackagesUpdated: Resource {
+    let updates: [PackageUpdate]
+    let stopping: String?
+
+    var description: String { "packages updated: \(updates.map(\.name).joined(separator: " "))" }
+    var affectsOtherResources: Bool { true }
+
+    var probe: String {
+        "dpkg-query -W -f='${Package}=${Version}\\n' \(updates.map { shellQuote($0.name) }.joined(separator: " ")) "
+            + "2>/dev/null; true"
+    }
+
+    func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        let installed = output.fields
+        let due = updates.filter { installed[$0.name] != $0.candidate }
+        guard !due.isEmpty else { return [] }
+        let install =
+            "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --only-upgrade --no-install-recommends "
+            + "-o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
+            + due.map { shellQuote("\($0.name)=\($0.candidate)") }.joined(separator: " ")
+        return [
+            Change(
+                due.map(\.description).joined(separator: ", "),
+                .shell((stopping.map { "\($0) && " } ?? "") + install, timeout: .seconds(1800)))
+        ]
+    }
+}

@@ -1,0 +1,47 @@
+import Keel
+
+/// The plays of `keel update`.
+enum UpdatePlays {
+    /// `host` updated and back in service: taken out of service by what it runs (a member drained and stopped
+    /// after a CHECKPOINT, a balancer's VIP moved away by stopping keepalived; etcd's quorum checked first),
+    /// its packages updated, its services started, and the run goes on once it serves again.
+    static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host) -> Play {
+        let name = planned.name
+        let member = model.databaseHosts.contains(name)
+        let balancer = model.withHAProxy && model.balancerHosts.contains(name)
+        let etcd = model.etcdHosts.contains(name)
+        let allEtcd = Etcdctl(model, members: model.etcdHosts.map(model.address))
+        var stops: [String] = []
+        if member {
+            stops.append(
+                "if pg_isready -q -h /var/run/postgresql -p \(model.postgresPort); then "
+                    + "\(model.postgres.run("CHECKPOINT")) >/dev/null; fi")
+            stops.append("systemctl stop patroni")
+        }
+        if balancer && model.vip != nil { stops.append("systemctl stop keepalived") }
+        let stopping = stops.isEmpty ? nil : stops.joined(separator: " && ")
+        return Play("update \(name)", on: name, anyErrorsFatal: true, tags: ["update"]) { host in
+            // Every etcd member healthy: this one stopping leaves a quorum.
+            if etcd { WaitFor(.command(allEtcd.health), timeout: .seconds(120)) }
+            UpdateMark(present: true)
+            if member { try MemberDrain.out(model, host: host) }
+            PackagesUpdated(updates: planned.updates, stopping: stopping)
+            if etcd {
+                Service("etcd", state: .started, enabled: true)
+                WaitFor(.command(allEtcd.health), timeout: .seconds(120))
+            }
+            if member {
+                Service("patroni", state: .started, enabled: true)
+                MemberInService(model: model, host: name).steps
+                WaitFor(.command(PatroniAPI(model, member: name).caughtUp(model)), timeout: .seconds(300))
+                try MemberDrain.back(model, host: host)
+                if model.pgbouncer { Service("pgbouncer", state: .started, enabled: true) }
+            }
+            if balancer {
+                Service("haproxy", state: .started, enabled: true)
+                if model.vip != nil { Service("keepalived", state: .started, enabled: true) }
+            }
+            UpdateMark(present: false)
+        }
+    }
+}
