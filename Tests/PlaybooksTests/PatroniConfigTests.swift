@@ -66,6 +66,34 @@ struct PatroniConfigTests {
         #expect(none == .object([:]) && nothing.isEmpty)
     }
 
+    @Test("the plan says which changed parameters apply only on a restart, and in which order members restart")
+    func restartsPlanned() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        var current = PatroniDynamicConfig.wanted(model)
+        guard case .object(var top) = current, case .object(var postgresql) = top["postgresql"],
+            case .object(var parameters) = postgresql["parameters"]
+        else { throw ResourceError("no parameters in the wanted configuration") }
+        let changed = try #require(parameters.keys.first { $0 == "max_connections" })
+        parameters[changed] = .string("1")
+        parameters["work_mem"] = .string("1kB")
+        postgresql["parameters"] = .object(parameters)
+        top["postgresql"] = .object(postgresql)
+        current = .object(top)
+        let resource = PatroniDynamicConfig(model: model, host: "10.213.0.11")
+        let probe = current.json + "\n---restart-only\nmax_connections\nshared_buffers\n"
+        let summaries = try resource.changes(from: ProbeOutput(text: probe), on: context).map(\.summary)
+        #expect(summaries.contains { $0.hasPrefix("max_connections: 1 → ") && $0.hasSuffix(" (applied on a restart)") })
+        #expect(summaries.contains { $0.hasPrefix("work_mem: 1kB → ") && !$0.hasSuffix("(applied on a restart)") })
+        #expect(
+            summaries.last?.hasPrefix("then the members restart one at a time: the replicas, then the leader") == true)
+        let noRestart = try resource.changes(
+            from: ProbeOutput(text: current.json + "\n---restart-only\nshared_buffers\n"), on: context
+        ).map(\.summary)
+        #expect(!noRestart.contains { $0.hasPrefix("then the members restart") }, "\(noRestart)")
+    }
+
     @Test("patroni.yml's bootstrap section is the same configuration as YAML, with Keel's base parameters only")
     func bootstrapYAML() throws {
         let model = try self.model()
@@ -148,7 +176,7 @@ extension PatroniConfigTests {
             """
             #!/bin/sh
             case "$*" in
-            *switchover*) echo switchover >> \(log); exit 0;;
+            *switchover*) echo switchover >> \(log); printf 200; exit 0;;
             *primary*) echo primary >> \(log)
                 [ -e \(state) ] || exit 22
                 n=$(cat \(state)); [ "$n" = 0 ] && exit 22
@@ -218,5 +246,41 @@ extension PatroniConfigTests {
         #expect(waited.hasPrefix("slept 1"), "loop_wait 10 + 5 - 3 s left: \(waited)")
         try "\(Int(Date().timeIntervalSince1970) - 60)\n".write(toFile: mark, atomically: true, encoding: .utf8)
         #expect(try run() == "{\"members\": []}\n", "an old change: no wait")
+    }
+
+    @Test(
+        "the leader restarts in place only when it lowers a hot standby's minimum or its Patroni does not say why",
+        arguments: [
+            (#"{"pending_restart_reason": {"max_connections": {"old_value": "200", "new_value": "250"}}}"#, false),
+            (#"{"pending_restart_reason": {"max_connections": {"old_value": "250", "new_value": "200"}}}"#, true),
+            (#"{"pending_restart_reason": {"shared_buffers": {"old_value": "256MB", "new_value": "128MB"}}}"#, false),
+            (#"{"pending_restart": true}"#, true),
+        ])
+    func leaderRestartsInPlace(patroni: String, inPlace: Bool) throws {
+        let (status, _) = try Shell.capture(
+            "/bin/sh",
+            ["-c", "printf '%s' \(shellQuote(patroni)) | python3 -c \(shellQuote(PendingRestart.lowersMinimum))"])
+        #expect((status == 0) == inPlace)
+    }
+
+    @Test("the leader's restart hands over first; tried again, it restarts in place")
+    func leaderHandsOver() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let context = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let cluster =
+            #"{"members": [{"name": "10.213.0.11", "host": "10.213.0.11", "role": "leader", "state": "running", "#
+            + #""timeline": 3, "pending_restart": true}, {"name": "10.213.0.12", "host": "10.213.0.12", "#
+            + #""role": "sync_standby", "state": "streaming", "timeline": 3, "lag": 0, "pending_restart": true}]}"#
+        let restart = PendingRestart(model: model, host: "10.213.0.11")
+        let changes = try restart.changes(from: ProbeOutput(text: cluster), on: context)
+        #expect(changes.map(\.summary).first == "restart 10.213.0.12 (sync_standby)")
+        #expect(changes.last?.summary.hasPrefix("restart 10.213.0.11 (leader), after a switchover") == true)
+        #expect(changes.last?.actions.first?.description.contains("/switchover") == true)
+        var again = restart
+        again.handsOver = false
+        let inPlace = try again.changes(from: ProbeOutput(text: cluster), on: context)
+        #expect(inPlace.last?.summary == "restart 10.213.0.11 (leader)")
+        #expect(inPlace.last?.actions.first?.description.contains("/switchover") == false)
     }
 }

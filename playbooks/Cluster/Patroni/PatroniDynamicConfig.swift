@@ -13,7 +13,13 @@ struct PatroniDynamicConfig: Resource {
     /// Members pick the change up on their next cycle and may then need a restart.
     var affectsOtherResources: Bool { true }
 
-    var probe: String { PatroniAPI.fromAnyMember(model, "/config") }
+    /// The configuration from any member, then the parameters this member's PostgreSQL applies only on a restart.
+    var probe: String {
+        "\(PatroniAPI.fromAnyMember(model, "/config")); echo; echo \(Self.restartSeparator); "
+            + model.postgres.run("SELECT name FROM pg_settings WHERE context = 'postmaster'") + " 2>/dev/null || true"
+    }
+
+    private static let restartSeparator = "---restart-only"
 
     /// The settings Keel owns, typed as Patroni keeps them.
     static func wanted(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.clusterParameters) }
@@ -42,12 +48,18 @@ struct PatroniDynamicConfig: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         // No member runs yet (a new cluster, with --check): the bootstrap section of patroni.yml seeds the
         // configuration, and the next run applies the rest.
-        if output.text.isEmpty { return [] }
-        guard let current = try? JSONDecoder().decode(JSONValue.self, from: Data(output.text.utf8)) else {
+        let parts = output.text.components(separatedBy: "\n\(Self.restartSeparator)\n")
+        let config = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
+        if config.isEmpty { return [] }
+        guard let current = try? JSONDecoder().decode(JSONValue.self, from: Data(config.utf8)) else {
             throw PatroniAPI.unanswered(host)
         }
-        let (patch, summaries) = Self.difference(
+        let restartOnly = Set(parts.dropFirst().joined().split(separator: "\n").map(String.init))
+        let (patch, changed) = Self.difference(
             from: current, to: Self.wanted(model), removing: [["postgresql", "parameters"]])
+        let summaries = changed.map { line in
+            restartOnly.contains(String(line.prefix { $0 != ":" })) ? line + " (applied on a restart)" : line
+        }
         guard let last = summaries.last else { return [] }
         // Each member applies the change on its next cycle, at most loop_wait seconds away.
         let sends = model.databaseHosts.map {
@@ -58,7 +70,15 @@ struct PatroniDynamicConfig: Resource {
         let command =
             "{ " + sends.joined(separator: " || ") + "; } && mkdir -p /run/keel && date +%s > \(Self.changedMark) "
             + "&& sleep \(model.loopWait + 5)"
-        return summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
+        var changes = summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
+        if summaries.contains(where: { $0.hasSuffix("(applied on a restart)") }) {
+            changes.append(
+                Change(
+                    "then the members restart one at a time: the replicas, then the leader after a switchover to a "
+                        + "restarted replica (in place, first, when it lowers "
+                        + PendingRestart.hotStandbyMinimums.joined(separator: ", ") + ")", actions: []))
+        }
+        return changes
     }
 
     /// When the cluster's dynamic configuration last changed (seconds since the epoch), on the host that changed it.

@@ -2,10 +2,21 @@ import Foundation
 import Keel
 
 /// Restarts the members whose PostgreSQL waits for a restart to apply a parameter (`pending_restart`), one at a
-/// time: the replicas first, the leader last, each back in service before the next goes down.
+/// time: the replicas first, each back in service before the next goes down, then the leader — after a switchover
+/// to a restarted replica, so writes stop only for the handover, unless it lowers a setting a hot standby must
+/// hold at least at the primary's value (those replicas apply it only after the primary did, so the leader
+/// restarts in place first) or its Patroni does not say which settings wait.
 struct PendingRestart: Resource {
     let model: ClusterModel
     let host: String
+    /// Whether the leader may hand over before it restarts; not when restarts are tried again, so the role moves once.
+    var handsOver = true
+
+    /// Settings a hot standby must hold at least at the primary's value (PostgreSQL's documentation, "Hot Standby").
+    static let hotStandbyMinimums = [
+        "max_connections", "max_prepared_transactions", "max_locks_per_transaction", "max_wal_senders",
+        "max_worker_processes",
+    ]
 
     var description: String { "rolling restart of members with pending parameter changes" }
 
@@ -33,12 +44,38 @@ struct PendingRestart: Resource {
                 )
             }
             let api = PatroniAPI(model, member: member.name)
+            let restart = api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)
+            guard member.role == "leader", handsOver, members.count > 1 else {
+                return Change("restart \(member.name) (\(member.role))", .shell(restart), .shell(api.waitInService))
+            }
+            // Demoted, the former leader restarts as a replica: restarted again only if it still waits.
+            let handOver = SwitchedOver.handOver(model, from: member.name, to: nil).joined(separator: " && ")
             return Change(
-                "restart \(member.name) (\(member.role))",
-                .shell(api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)),
+                "restart \(member.name) (leader), after a switchover to a restarted replica unless it lowers "
+                    + Self.hotStandbyMinimums.joined(separator: ", "),
+                .shell(
+                    "if \(api.get("/patroni")) | python3 -c \(shellQuote(Self.lowersMinimum)); then \(restart); "
+                        + "else \(handOver) && if \(api.shows("/patroni", #""pending_restart": true"#)); then "
+                        + "\(restart); fi; fi"),
                 .shell(api.waitInService))
         }
     }
+
+    /// Succeeds when the member's `/patroni` on stdin lowers one of ``hotStandbyMinimums``, or does not say what
+    /// waits for the restart (`pending_restart_reason`, Patroni 3.3 and later).
+    static let lowersMinimum = """
+        import json, sys
+        reasons = json.load(sys.stdin).get("pending_restart_reason")
+        def number(text):
+            try:
+                return float(text)
+            except (TypeError, ValueError):
+                return 0.0
+        sys.exit(0 if reasons is None or any(
+            name in (\(hotStandbyMinimums.map { "\"\($0)\"" }.joined(separator: ", ")))
+            and number(reason.get("new_value")) < number(reason.get("old_value"))
+            for name, reason in reasons.items()) else 1)
+        """
 
     /// Restarts as planned, then waits for the members to publish that nothing is pending (on their next cycle).
     /// A hot standby keeps `max_connections` and its kin at least at the primary's values, so lowering one leaves
@@ -48,7 +85,9 @@ struct PendingRestart: Resource {
         var restartedAgain = false
         for second in 1...(3 * model.loopWait) {
             try await Task.sleep(for: .seconds(1))
-            let remaining = try self.changes(
+            var again = self
+            again.handsOver = false
+            let remaining = try again.changes(
                 from: ProbeOutput(text: try await host.run(probe).stdoutText), on: host.context)
             if remaining.isEmpty { return }
             if !restartedAgain, second > model.loopWait + 2 {

@@ -26,12 +26,25 @@ struct SwitchedOver: Resource {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
+        let steps =
+            [model.postgres.run("CHECKPOINT") + " >/dev/null"]
+            + Self.handOver(model, from: leader, to: candidate)
+        return [
+            Change(
+                "CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")",
+                .shell(steps.joined(separator: " && ")))
+        ]
+    }
+
+    /// Shell commands, joined by `&&`, that hand the leader's role from `leader` to `candidate` (or the replica
+    /// Patroni picks) and wait until the former leader streams from the new one; under synchronous mode, once a
+    /// synchronous standby is named (a replica just restarted may not be one yet).
+    static func handOver(_ model: ClusterModel, from leader: String, to candidate: String?) -> [String] {
         let api = PatroniAPI(model, member: leader)
         var body: [String: JSONValue] = ["leader": .string(leader)]
         body["candidate"] = candidate.map(JSONValue.string)
-        var steps = [model.postgres.run("CHECKPOINT") + " >/dev/null"]
+        var steps: [String] = []
         if model.synchronousMode && model.databaseHosts.count > 1 {
-            // Patroni hands over only to a synchronous standby: a replica just restarted may not be one yet.
             steps.append(
                 Poll(
                     until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",
@@ -51,10 +64,6 @@ struct SwitchedOver: Resource {
                 until: api.caughtUp(model), seconds: 120,
                 onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
             ).description)
-        return [
-            Change(
-                "CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")",
-                .shell(steps.joined(separator: " && ")))
-        ]
+        return steps
     }
 }
