@@ -144,5 +144,6 @@ extension RemoveClusterFlowTests {
         #expect(!repository.contains("/etc/pgbackrest/pgbackrest.conf"), "kept backups keep their configuration")
         let balancer = ClusterRemovalSurvey.paths(on: "10.213.0.14", model, removingEtcd: true, deletingBackups: false)
         #expect(balancer.contains("/etc/systemd/system/keepalived.service.d/keel.conf"), "\(balancer)")
+        #expect(balancer.contains("/etc/apt/apt.conf.d/51keel-hold"), "unattended-upgrades may update them again")
     }
 }

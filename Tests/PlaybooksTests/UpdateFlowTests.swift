@@ -89,4 +89,19 @@ struct UpdateFlowTests {
         let postgres = UpdatedComponent.postgres.packages(on: "10.213.0.12", model)
         #expect(postgres.first == "postgresql-15" && postgres.suffix(2) == ["postgresql-client-15", "libpq5"])
     }
+
+    @Test("unattended-upgrades is kept away from each host's cluster packages, and from nothing else")
+    func held() throws {
+        let (model, _) = try ClusterModelTests().load()
+        func hold(_ host: String) -> String {
+            let steps = UnattendedUpgradesHold(host: host, model: model).steps
+            guard case .text(let text) = (steps.first?.resource as? File)?.contents else { return "" }
+            return text
+        }
+        let member = hold("10.213.0.12")
+        #expect(member.contains("    \"^postgresql-15$\";\n") && member.contains("    \"^libpq5$\";\n"), "\(member)")
+        #expect(member.contains("\"^etcd-server$\"") && !member.contains("haproxy"), "\(member)")
+        #expect(hold("10.213.0.14").contains("\"^haproxy$\""))
+        #expect(hold("10.213.0.99").isEmpty, "a host outside the cluster")
+    }
 }

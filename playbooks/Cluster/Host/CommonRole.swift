@@ -2,7 +2,8 @@ import Keel
 
 /// Every host: its server name when the inventory gives one, base packages and the kernel settings the cluster
 /// needs; on the hosts that get PostgreSQL or pgBackRest, the PGDG repository when the inventory asks for it; then
-/// the packages of every role the host plays, in one transaction (see ``HostPackages``).
+/// the packages of every role the host plays, in one transaction (see ``HostPackages``), held from
+/// `unattended-upgrades`.
 struct CommonRole: Role {
     let host: HostContext
     let model: ClusterModel
@@ -29,5 +30,6 @@ struct CommonRole: Role {
         if !packages.isEmpty {
             Package(packages)
         }
+        UnattendedUpgradesHold(host: host.name, model: model).steps
     }
 }

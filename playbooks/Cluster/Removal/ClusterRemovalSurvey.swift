@@ -32,7 +32,7 @@ public struct ClusterRemovalSurvey: Sendable {
     /// credentials and keys included (the kept repository's configuration and backups stay unless they go too;
     /// no key to reach them does).
     static func paths(on host: String, _ model: ClusterModel, removingEtcd: Bool, deletingBackups: Bool) -> [String] {
-        var paths: [String] = []
+        var paths = [UnattendedUpgradesHold.path]
         if model.databaseHosts.contains(host) {
             paths += [
                 model.dataDirectory, "/etc/patroni", "/etc/pgbouncer/userlist.txt", "/etc/pgbouncer/listen.ini",
