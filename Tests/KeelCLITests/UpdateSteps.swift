@@ -106,7 +106,8 @@ extension LabTests {
 
         let errors = try await remote(
             inventory, "h3",
-            "touch /tmp/reader.stop; sleep 1; echo $(wc -l < /tmp/reader.errors) $(cat /tmp/reader.count)")
+            "touch /tmp/reader.stop; sleep 1; echo $(grep -c '^[0-9][0-9]:' /tmp/reader.errors) $(cat /tmp/reader.count)"
+        )
         print("the reader through VIP:5001 during the update: \(errors.first ?? "?") (errors, reads)")
     }
 }

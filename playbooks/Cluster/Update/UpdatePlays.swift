@@ -39,6 +39,9 @@ enum UpdatePlays {
             }
             if balancer {
                 Service("haproxy", state: .started, enabled: true)
+                // A restarted HAProxy counts its servers down until checked: the VIP comes back once it routes.
+                HAProxyRole.routes(to: "master")
+                if model.databaseHosts.count > 1 { HAProxyRole.routes(to: "replicas") }
                 if model.vip != nil { Service("keepalived", state: .started, enabled: true) }
             }
             UpdateMark(present: false)
