@@ -41,7 +41,8 @@ struct UpdateFlowTests {
             plan.contains("  10.213.0.13: bring it back into service (an earlier update stopped there)\n"), "\(plan)")
         #expect(plan.contains("  10.213.0.12: postgresql-15 15.18-0+deb12u1 → 15.20-0+deb12u1\n"), "\(plan)")
         #expect(
-            plan.contains("hand the leader's role from 10.213.0.11 to an updated replica\n  10.213.0.11: "), "\(plan)")
+            plan.contains("hand the leader's role from 10.213.0.11 to an updated replica\n    10.213.0.11: "), "\(plan)"
+        )
     }
 
     @Test("every package current: nothing to do, no play")
@@ -103,5 +104,23 @@ struct UpdateFlowTests {
         #expect(member.contains("\"^etcd-server$\"") && !member.contains("haproxy"), "\(member)")
         #expect(hold("10.213.0.14").contains("\"^haproxy$\""))
         #expect(hold("10.213.0.99").isEmpty, "a host outside the cluster")
+    }
+
+    @Test("pgBackRest changes on every host at once, first; refused when the hosts would end on different versions")
+    func backups() throws {
+        let model = try ClusterModelTests().withRepository()
+        let status = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        let carrying = model.allHosts.filter { !UpdatedComponent.pgbackrest.packages(on: $0, model).isEmpty }
+        try #require(carrying.count == 4, "three members and the repository host: \(carrying)")
+        let backup = PackageUpdate(name: "pgbackrest", installed: "2.45-1", candidate: "2.46-1")
+        let flow = try UpdateFlow(
+            hosts: carrying.map { host($0, $0 == "10.213.0.12" ? [server, backup] : [backup]) }, status: status,
+            model: model)
+        #expect(
+            flow.playbook(model, patroniWheel: []).plays.map(\.name) == ["pgbackrest updated", "update 10.213.0.12"])
+        #expect(flow.plan(model)?.contains("(one version on every host): pgbackrest → 2.46-1\n  then one host") == true)
+        #expect {
+            try UpdateFlow(hosts: carrying.dropLast().map { host($0, [backup]) }, status: status, model: model)
+        } throws: { "\($0)".contains("pgBackRest would end on different versions: ") && "\($0)".contains(" unchanged") }
     }
 }

@@ -35,10 +35,32 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
             throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
         }
-        self.hosts = hosts
+        // pgBackRest talks only to its own version: members and repository host change it together, first.
+        let isBackup = { (update: PackageUpdate) in PgBackRestDatabaseRole.packages.contains(update.name) }
+        var backup: [String: PackageUpdate] = [:]
+        for host in hosts { for update in host.updates where isBackup(update) { backup[host.name] = update } }
+        let carrying = model.allHosts.filter { !UpdatedComponent.pgbackrest.packages(on: $0, model).isEmpty }
+        if !backup.isEmpty, Set(backup.keys) != Set(carrying) || Set(backup.values.map(\.candidate)).count > 1 {
+            throw FlowError(
+                "pgBackRest would end on different versions: "
+                    + carrying.map { "\($0) \(backup[$0].map { "→ \($0.candidate)" } ?? "unchanged")" }
+                    .joined(separator: ", "),
+                hint:
+                    "the members and the repository host must run one version; give them the same apt sources, or "
+                    + "update without it (--only …); nothing was changed")
+        }
+        self.backupUpdates = backup
+        self.hosts = hosts.compactMap { host in
+            let rest = host.updates.filter { !isBackup($0) }
+            return rest.isEmpty && !host.unfinished
+                ? nil : UpdateSurvey.Host(name: host.name, updates: rest, unfinished: host.unfinished)
+        }
         self.leader = leader
         members = Set(model.databaseHosts)
     }
+
+    /// pgBackRest's update on each host that has it, all at once before the rolling part.
+    public let backupUpdates: [String: PackageUpdate]
 
     /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, then
     /// the hosts that are not members.
@@ -55,25 +77,38 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     private var handsOver: Bool { members.count > 1 }
 
     public func plan(_ model: ClusterModel) -> String? {
-        guard !hosts.isEmpty else {
+        guard !hosts.isEmpty || !backupUpdates.isEmpty else {
             return "update: every package of cluster \(model.name) is current, nothing to do\n"
         }
-        var lines = ["update will, on cluster \(model.name), one host at a time:"]
+        var lines = ["update will, on cluster \(model.name):"]
+        if let update = backupUpdates.values.first {
+            lines.append(
+                "  at once on \(backupUpdates.keys.sorted().joined(separator: ", ")) (one version on every host): "
+                    + "\(update.name) → \(update.candidate)")
+        }
+        if !hosts.isEmpty {
+            lines.append(backupUpdates.isEmpty ? "  one host at a time:" : "  then one host at a time:")
+        }
         for host in order {
             if host.name == leader && handsOver {
-                lines.append("  hand the leader's role from \(leader) to an updated replica")
+                lines.append("    hand the leader's role from \(leader) to an updated replica")
             }
             let what =
                 host.updates.isEmpty
                 ? "bring it back into service (an earlier update stopped there)"
                 : host.updates.map(\.description).joined(separator: ", ")
-            lines.append("  \(host.name): \(what)")
+            lines.append("    \(host.name): \(what)")
         }
         return lines.joined(separator: "\n") + "\n\n"
     }
 
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
+            if !backupUpdates.isEmpty {
+                Play("pgbackrest updated", on: model.pattern(backupUpdates.keys.sorted()), tags: ["update"]) { host in
+                    if let update = backupUpdates[host.name] { PackagesUpdated(updates: [update], stopping: nil) }
+                }
+            }
             for host in order {
                 if host.name == leader && handsOver { PatroniPlays.switchover(model, from: leader, to: nil) }
                 UpdatePlays.updated(model, host: host)
