@@ -66,6 +66,17 @@ struct UpdateFlowTests {
         let resumed = try UpdateFlow(
             hosts: [host("10.213.0.13", [server], unfinished: true)], status: stopped, model: model)
         #expect(resumed.plan(model)?.contains("10.213.0.13: postgresql-15") == true)
+        // Back in service, but the mark says the update did not finish there: a switchover waits for it.
+        var marked = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        marked.updateUnfinished = ["10.213.0.13"]
+        #expect {
+            try SwitchoverFlow(status: marked, model: model, to: nil)
+        } throws: {
+            "\($0)".contains("an update stopped on 10.213.0.13 before it was back in service (run keel update)")
+        }
+        #expect(throws: Never.self) {
+            try UpdateFlow(hosts: [host("10.213.0.13", [], unfinished: true)], status: marked, model: model)
+        }
     }
 
     @Test("the planned versions installed, the services stopped first; nothing when they are in place")

@@ -21,10 +21,8 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
     ///   of service (which this run brings back first), or has no leader.
     public init(hosts: [UpdateSurvey.Host], status: ClusterStatus, model: ClusterModel) throws(FlowError) {
-        let unfinished = hosts.filter(\.unfinished).map(\.name)
-        let problems = status.serviceProblems(model, countingLag: false).filter { problem in
-            !unfinished.contains { problem.hasPrefix("\($0) ") }
-        }
+        let problems = status.serviceProblems(
+            model, countingLag: false, excusing: Set(hosts.filter(\.unfinished).map(\.name)))
         guard problems.isEmpty else {
             throw FlowError(
                 "the cluster is not healthy: \(problems.joined(separator: "; "))",

@@ -27,6 +27,7 @@ extension ClusterStatus {
         var ownStates: [String: String] = [:]
         // With a shared repository every member has the backup timers; the one that is the primary backs up.
         var runs: [BackupStatus.ScheduledRun] = []
+        var updating: Set<String> = []
         for (host, outcome) in zip(hosts, outcomes) {
             switch outcome {
             case .done(let (read, ownState), _):
@@ -34,6 +35,7 @@ extension ClusterStatus {
                 if let reason = read.unconfirmed[host] { unconfirmed[host] = reason }
                 ownStates[host] = ownState
                 runs += read.backups?.runs ?? []
+                updating.formUnion(read.updateUnfinished)
             case .unreachable(let error): unconfirmed[host] = "unreachable: \(error)"
             case .failed(let error): unconfirmed[host] = "\(error)"
             }
@@ -48,6 +50,7 @@ extension ClusterStatus {
             if let state = ownStates[status.members[index].name] { status.members[index].state = state }
         }
         status.backups?.runs = runs
+        status.updateUnfinished = updating
         status.vipHolders = try await vipHolders
         if let (backups, error) = await repository {
             status.backups = backups

@@ -86,6 +86,8 @@ public struct ClusterStatus: Codable, Sendable {
     public var restore: String?
     /// That restore has not finished.
     public var restoreUnfinished = false
+    /// Members a killed `keel update` left out of service (``UpdateMark``).
+    public var updateUnfinished: Set<String> = []
 
     /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
     /// and etcd's health, with `host`'s state as its own Patroni reports it now (``ownState(_:)``); `unconfirmed`
@@ -99,6 +101,7 @@ public struct ClusterStatus: Codable, Sendable {
             Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=3s endpoint health -w json")
                 + " 2>/dev/null", timeout: .seconds(5))
         async let restore = transport.run(RestoreProgress.read, timeout: .seconds(5))
+        async let updating = transport.run(UpdateMark.read, timeout: .seconds(5))
         let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let (members, paused) = try Member.decode(Data(patroni.stdout))
@@ -113,6 +116,7 @@ public struct ClusterStatus: Codable, Sendable {
                 status.backupError = "\(error)"
             }
         }
+        if try await updating.succeeded { status.updateUnfinished = [host] }
         if let progress = RestoreProgress(try await restore.stdoutText) {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished
@@ -161,12 +165,17 @@ public struct ClusterStatus: Codable, Sendable {
 
     /// What keeps the cluster from serving as it should, or from being handed over safely: no leader, a member
     /// not serving or lagging, no synchronous standby, etcd short of quorum, a pause, an unfinished restore.
-    public func serviceProblems(_ model: ClusterModel, countingLag: Bool = true) -> [String] {
+    public func serviceProblems(_ model: ClusterModel, countingLag: Bool = true, excusing excused: Set<String> = [])
+        -> [String]
+    {
         var problems: [String] = []
         let leaders = members.filter { ["leader", "standby_leader"].contains($0.role) }
         if leaders.isEmpty { problems.append("no leader") }
         if paused { problems.append("Patroni is paused (maintenance mode)") }
-        for host in model.databaseHosts {
+        for host in model.databaseHosts where !excused.contains(host) {
+            if updateUnfinished.contains(host) {
+                problems.append("an update stopped on \(host) before it was back in service (run keel update)")
+            }
             if let reason = unconfirmed[host] {
                 problems.append("\(host) does not answer (\(reason))")
             } else if let member = members.first(where: { $0.name == host }) {
