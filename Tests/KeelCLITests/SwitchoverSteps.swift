@@ -1,4 +1,5 @@
 import Foundation
+import Keel
 import KeelTestSupport
 import Testing
 
@@ -50,6 +51,26 @@ extension LabTests {
         let stopped = try await KeelBinary.run(switchover + ["--to", first.other])
         #expect(stopped.status != 0 && stopped.output.contains("the cluster is not healthy"), "\(stopped.output)")
         _ = try await remote(inventory, first.other, "systemctl start patroni")
+        _ = try await settled()
+        // A lagging candidate: its WAL receiver frozen (still "streaming" to Patroni) while the leader moves on a
+        // segment, until Patroni lists it beyond maximum_lag_on_failover (1 MiB).
+        // (A pattern its own command line does not match: the shell running it must not stop itself.)
+        let receiver = "$(pgrep -f 'postgres: [-_.0-9a-zA-Z/]*: walreceiver')"
+        _ = try await remote(inventory, first.other, "kill -STOP \(receiver)")
+        let lagCheck = """
+            import json, sys
+            lag = [m.get("lag") for m in json.load(sys.stdin)["members"] if m["name"] == sys.argv[1]]
+            sys.exit(0 if lag and isinstance(lag[0], int) and lag[0] > 1048576 else 1)
+            """
+        _ = try await remote(
+            inventory, first.leader,
+            "runuser -u postgres -- psql -XAtq -c 'SELECT pg_switch_wal()' >/dev/null; for i in $(seq 40); do "
+                + "\(api) \(cluster) | python3 -c \(shellQuote(lagCheck)) \(first.other) && break; sleep 1; done")
+        let lagging = try await KeelBinary.run(switchover + ["--to", first.other])
+        _ = try await remote(inventory, first.other, "kill -CONT \(receiver)")
+        #expect(
+            lagging.status != 0 && lagging.output.contains("\(first.other) cannot take over: it lags"),
+            "\(lagging.output)")
         let unchanged = try await settled()
         #expect(unchanged.leader == first.leader, "refused switchovers change nothing")
         let checked = try await KeelBinary.run(switchover + ["--check"])
