@@ -9,6 +9,9 @@ struct ClusterFlowOptions: ParsableArguments {
     @OptionGroup var connection: ConnectionArguments
     @OptionGroup var run: RunArguments
 
+    @Flag(help: "Refuse variables Keel does not use (by default they are ignored, with a warning naming them).")
+    var strict = false
+
     /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
     /// and runs the flow, once its plan is shown and its confirmations answered (by `answers` or at a prompt).
     /// Secrets generated for a run that stopped before changing anything are forgotten: they reached no host, and
@@ -37,6 +40,7 @@ struct ClusterFlowOptions: ParsableArguments {
             }
         }
         let written = try inventoryOptions.load().0
+        try checkNames(of: written)
         if !run.check {
             for confirmation in early { try answers.checkEarly(confirmation, inventory: written, for: Flow.name) }
         }
@@ -104,5 +108,21 @@ struct ClusterFlowOptions: ParsableArguments {
                 try secrets.discardGenerated()
             }
         }
+    }
+
+    /// Refuses a misspelt variable before any host is contacted, and names those Keel does not use: a warning,
+    /// or under `--strict` an error.
+    private func checkNames(of inventory: Inventory) throws {
+        let ignored: IgnoredVariables
+        do {
+            ignored = try ClusterModel.ignoredVariables(in: inventory)
+        } catch {
+            throw CLIError(error.description)
+        }
+        guard let warning = ignored.warning else { return }
+        if strict {
+            throw CLIError(warning + "\n  hint: --strict refuses them: remove them, or run without --strict")
+        }
+        FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
     }
 }

@@ -116,4 +116,25 @@ struct FlowGuardTests {
             toFile: secretsPath, atomically: true, encoding: .utf8)
         try await refused(["remove-node", "h3", "--yes", "h3"], "lacks vrrp_auth_pass", inventory: partial)
     }
+
+    @Test("another tool's variables: a warning naming them, an error with --strict; a misspelt one: did you mean")
+    func unknownVariables() async throws {
+        let path = try inventory()
+        let others =
+            ["node_exporter_version=1.8.2", "my_app_port=8080"] + (1...8).map { "other_role_knob_\($0)=\($0)" }
+        try (String(contentsOfFile: path, encoding: .utf8) + "\n" + others.joined(separator: "\n") + "\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        try await refused(
+            ["deploy", "--check", "--strict"], "10 variable(s) Keel does not use, ignored", inventory: path)
+        // Without --strict the run goes on past the names, to the hosts (closed ports here).
+        let (status, output) = try await KeelBinary.run(["deploy", "-i", path, "--check"])
+        #expect(status != 0 && output.contains("warning: 10 variable(s) Keel does not use"), "\(output)")
+        #expect(
+            output.contains("line 21: node_exporter_version") && output.contains("line 22: my_app_port"), "\(output)")
+        #expect(output.components(separatedBy: "Keel does not use").count == 2, "one warning: \(output)")
+        let typo = try inventory()
+        try (String(contentsOfFile: typo, encoding: .utf8) + "\npostgresql_verison=16\n").write(
+            toFile: typo, atomically: true, encoding: .utf8)
+        try await refused(["deploy", "--check"], "did you mean 'postgresql_version'?", inventory: typo)
+    }
 }

@@ -30,7 +30,7 @@ extension ClusterModel {
                 "the inventory has no database hosts", at: SourceLocation(file: inventory.path, line: 1),
                 hint: "list them under [master] and [replica], and both under [postgres_cluster:children]")
         }
-        try checkNames(inventory)
+        _ = try ignoredVariables(in: inventory)
         let reader = VariableReader(host: anchor, variables: inventory.variables(for: anchor))
         let name = try reader.string(.patroniClusterName) ?? "postgres-cluster"
         let version = try reader.int(.postgresqlVersion, in: 10...18) ?? 15
@@ -134,10 +134,13 @@ extension ClusterModel {
         return secrets.password(for: variable.rawValue)
     }
 
-    /// Every variable any host sees must be one the model reads or a known connection or per-host setting.
-    /// Every variable is Keel's, or postgresql_cluster's with a meaning for Keel (``ReferenceVariable``): one
-    /// that Keel does not support yet is refused once it differs from postgresql_cluster's published value.
-    private static func checkNames(_ inventory: Inventory) throws(InventoryError) {
+    /// Every variable any host sees is Keel's (the model's, a connection or per-host setting), or
+    /// postgresql_cluster's with a meaning for Keel (``ReferenceVariable``): one that Keel does not support yet is
+    /// refused once it differs from postgresql_cluster's published value. A near-miss of a known name is refused
+    /// as a typo; any other name is another tool's, and ignored (``IgnoredVariables``).
+    /// - Throws: ``InventoryError`` for a near-miss of a known name, or a setting Keel cannot honour yet.
+    public static func ignoredVariables(in inventory: Inventory) throws(InventoryError) -> IgnoredVariables {
+        var ignored = IgnoredVariables()
         for host in inventory.hostNames {
             for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
             where !ClusterVariable.isKnown(name) {
@@ -152,14 +155,17 @@ extension ClusterModel {
                         at: variable.origin,
                         hint: "\(instead); remove it, or keep postgresql_cluster's value")
                 case nil:
+                    guard let known = ClusterVariable.suggestion(for: name) else {
+                        ignored.add(name, at: variable.origin)
+                        continue
+                    }
                     throw InventoryError(
                         "unknown variable '\(name)'", at: variable.origin,
-                        hint: ClusterVariable.suggestion(for: name).map { "did you mean '\($0)'?" }
-                            ?? "Keel does not use it; remove it, or check its spelling against the README's variable list"
-                    )
+                        hint: "did you mean '\(known)'? (a name Keel does not know at all is ignored with a warning)")
                 }
             }
         }
+        return ignored
     }
 
 }

@@ -44,7 +44,8 @@ public enum ReferenceVariable {
                 ? "postgresql_cluster's value, kept (not supported yet: \(instead))"
                 : "REFUSED, not supported yet: \(instead)"
         case nil:
-            return "UNKNOWN" + (ClusterVariable.suggestion(for: name).map { " (did you mean \($0)?)" } ?? "")
+            return ClusterVariable.suggestion(for: name).map { "UNKNOWN (did you mean \($0)?)" }
+                ?? "ignored: Keel does not use it (another tool's variable?)"
         }
     }
 
