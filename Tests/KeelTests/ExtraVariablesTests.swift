@@ -30,6 +30,18 @@ struct ExtraVariablesTests {
         #expect(variables["patroni_cluster_name"]?.origin.description == "-e #1:1")
     }
 
+    @Test("as Ansible's -e: '#' is part of a value, a Jinja block with spaces is one value")
+    func ansibleWords() throws {
+        let variables = try ExtraVariables.parse(
+            #"password=a#b target={{ groups['replica'][0] }} lag={% if x %}1{% endif %} note="c d" e=f"#, position: 1)
+        #expect(variables["password"]?.value == .string("a#b"))
+        #expect(variables["target"]?.value == .string("{{ groups['replica'][0] }}"))
+        #expect(variables["lag"]?.value == .string("{% if x %}1{% endif %}"))
+        #expect(variables["note"]?.value == .string("c d"))
+        #expect(variables["e"]?.value == .string("f"))
+        #expect(try ShellWords.split("a=1 # comment", at: SourceLocation(file: "x", line: 1)) == ["a=1"])
+    }
+
     @Test("refused with what to write: a word without =, a missing file, bad YAML with its line")
     func refusals() throws {
         func error(_ argument: String) -> InventoryError? {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Variables given on the command line, over every other, as Ansible's `-e`/`--extra-vars` takes them: words of
-/// `NAME=VALUE` (strings, as Ansible reads them), JSON or YAML text (`{"a": 1}`), or `@FILE` (YAML or JSON).
+/// `NAME=VALUE` (strings, as Ansible reads them: `#` is no comment, `{{ y }}` one value), JSON or YAML text
+/// (`{"a": 1}`), or `@FILE` (YAML or JSON).
 public enum ExtraVariables {
     /// The variables of the `position`-th `-e` (from 1).
     public static func parse(_ argument: String, position: Int) throws(InventoryError) -> [String: Variable] {
@@ -16,7 +17,7 @@ public enum ExtraVariables {
         }
         let location = SourceLocation(file: place, line: 1)
         var variables: [String: Variable] = [:]
-        for word in try ShellWords.split(argument, at: location) {
+        for word in try ShellWords.split(argument, at: location, asExtraVariables: true) {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
                 throw InventoryError(
                     "'\(word)' in \(place) is not NAME=VALUE", at: location,
