@@ -258,8 +258,11 @@ extension RunnerTests {
         }
         let waiting = Playbook("wait", summary: "a wait") {
             Play("wait", on: "alpha") { _ in
-                WaitFor(.command("[ -e \(root)/ready ]"), timeout: .seconds(10), interval: .milliseconds(200))
-                    .onChange(.run(name: "never", command: "touch \(root)/never"))
+                WaitFor(
+                    .command("[ -e \(root)/ready ]", what: "the ready file"), timeout: .seconds(10),
+                    interval: .milliseconds(200)
+                )
+                .onChange(.run(name: "never", command: "touch \(root)/never"))
             }
         }
         async let waited = run(waiting)
@@ -278,7 +281,8 @@ extension RunnerTests {
         let secondOnly = "n=$(cat \(counter) 2>/dev/null || echo 0); echo $((n + 1)) > \(counter); [ \"$n\" = 1 ]"
         let playbook = Playbook("wait", summary: "a momentary condition") {
             Play("wait", on: "alpha") { _ in
-                WaitFor(.command(secondOnly), timeout: .seconds(10), interval: .milliseconds(100))
+                WaitFor(
+                    .command(secondOnly, what: "the second check"), timeout: .seconds(10), interval: .milliseconds(100))
             }
         }
         let (recap, _) = try await run(playbook)

@@ -40,9 +40,9 @@ struct ClusterTransportTLSTests {
         // Keel's own etcdctl shows a certificate and checks etcd's against the CA.
         let wait = try #require(steps.compactMap { $0.resource as? WaitFor }.last)
         #expect(
-            wait.description.contains(
+            wait.check.contains(
                 "--endpoints=https://10.213.0.21:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt "
-                    + "--key=/etc/etcd/tls/server.key endpoint health"), "\(wait.description)")
+                    + "--key=/etc/etcd/tls/server.key endpoint health"), "\(wait.check)")
     }
 
     @Test("Patroni serves its REST API over TLS and is etcd's client by certificate; Keel's curl verifies the member")

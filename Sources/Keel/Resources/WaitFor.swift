@@ -4,7 +4,8 @@ public struct WaitFor: Resource {
     public enum Condition: Sendable {
         case port(Int, host: String = "127.0.0.1")
         case http(String, status: Int = 200)
-        case command(String)
+        /// A shell test, and what it waits for in a few words (the step's name; the test shows under `-v`).
+        case command(String, what: String)
     }
 
     public var condition: Condition
@@ -25,7 +26,7 @@ public struct WaitFor: Resource {
         switch condition {
         case .port(let port, let host): "wait for \(host):\(port)"
         case .http(let url, let status): "wait for \(url) → \(status)"
-        case .command(let command): "wait for `\(command)`"
+        case .command(_, let what): "wait for \(what)"
         }
     }
 
@@ -35,7 +36,7 @@ public struct WaitFor: Resource {
         case .port(let port, let host): "timeout 2 bash -c \(shellQuote("</dev/tcp/\(host)/\(port)"))"
         case .http(let url, let status):
             "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(shellQuote(url)))\" = \(status) ]"
-        case .command(let command): command
+        case .command(let command, _): command
         }
     }
 

@@ -53,7 +53,7 @@ struct HAProxyRole: Role {
         WaitFor(
             .command(
                 "echo 'show servers state \(listener)' | socat stdio UNIX-CONNECT:\(adminSocket) "
-                    + "| awk '$6 == 2 { up = 1 } END { exit !up }'"),
+                    + "| awk '$6 == 2 { up = 1 } END { exit !up }'", what: "HAProxy's \(listener) to have a server up"),
             timeout: .seconds(60))
     }
 

@@ -45,6 +45,8 @@ struct EtcdRole: Role {
         Command(
             "systemctl enable etcd && systemctl start --no-block etcd",
             unless: "systemctl is-enabled -q etcd && systemctl is-active etcd | grep -qx -e active -e activating")
-        WaitFor(.command(Etcdctl(model, member: model.address(of: host.name)).health), timeout: .seconds(120))
+        WaitFor(
+            .command(Etcdctl(model, member: model.address(of: host.name)).health, what: "etcd healthy"),
+            timeout: .seconds(120))
     }
 }

@@ -63,7 +63,7 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
             Play("VIP handed over", on: model.pattern(hosts), serial: 1, tags: ["keepalived", "load_balancing"]) { _ in
                 Service("keepalived", state: .stopped, enabled: false)
                 if let vip {
-                    WaitFor(.command("ping -c1 -W1 \(vip.address)"), timeout: .seconds(30))
+                    WaitFor(.command("ping -c1 -W1 \(vip.address)", what: "the VIP to answer"), timeout: .seconds(30))
                 }
             }
             BalancerPlays.keepalived(remaining)

@@ -137,7 +137,9 @@ public struct RestoreFlow: ClusterFlow, Sendable {
                     command: "systemctl stop patroni && find \(shellQuote(model.dataDirectory)) -mindepth 1 -delete "
                         + "&& systemctl enable --now patroni")
                 MemberInService(model: model, host: host.name).steps
-                WaitFor(.command(PatroniAPI(model, member: host.name).caughtUp(model)), timeout: model.dataCopyTimeout)
+                WaitFor(
+                    .command(PatroniAPI(model, member: host.name).caughtUp(model), what: "streaming, caught up"),
+                    timeout: model.dataCopyTimeout)
             }
             PostgreSQLPlays.databaseObjects(model)
             PgBouncerPlays.poolers(model)

@@ -22,7 +22,9 @@ enum PatroniPlays {
             try PatroniNodeRole(host: host, model: model, wheel: []).configuration
             FlushHandlers()
             // Patroni applies a reload on its next cycle: the run goes on once pg_hba.conf has the new lines.
-            WaitFor(.command(hbaApplied(model)), timeout: .seconds(3 * model.loopWait + 10))
+            WaitFor(
+                .command(hbaApplied(model), what: "pg_hba.conf to let the new members in"),
+                timeout: .seconds(3 * model.loopWait + 10))
         }
     }
 
@@ -41,7 +43,9 @@ enum PatroniPlays {
             ReplicationLogin(model: model, host: host.name)
             Service("patroni", state: .started, enabled: true)
             MemberInService(model: model, host: host.name).steps
-            WaitFor(.command(PatroniAPI(model, member: host.name).caughtUp(model)), timeout: model.dataCopyTimeout)
+            WaitFor(
+                .command(PatroniAPI(model, member: host.name).caughtUp(model), what: "streaming, caught up"),
+                timeout: model.dataCopyTimeout)
         }
     }
 
@@ -59,8 +63,13 @@ enum PatroniPlays {
     @StepBuilder
     static func leading(_ model: ClusterModel, host: String) -> [Step] {
         WaitFor(
-            .command(PatroniAPI(model, member: host).shows("/cluster", #""role": "leader""#)), timeout: .seconds(180))
-        WaitFor(.command(PatroniAPI(model, member: host).shows("/config", #""loop_wait""#)), timeout: .seconds(60))
+            .command(
+                PatroniAPI(model, member: host).shows("/cluster", #""role": "leader""#), what: "this member to lead"),
+            timeout: .seconds(180))
+        WaitFor(
+            .command(
+                PatroniAPI(model, member: host).shows("/config", #""loop_wait""#),
+                what: "the cluster's configuration in etcd"), timeout: .seconds(60))
     }
 
     /// Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members one at a
@@ -79,7 +88,9 @@ enum PatroniPlays {
             // A replica started before the cluster is initialized would bootstrap a new, empty cluster of its own
             // (for example when the [master] host failed earlier in this run).
             WaitFor(
-                .command(Etcdctl(model, client: .patroni).get(model.dcsPrefix + "initialize") + " | grep -q ."),
+                .command(
+                    Etcdctl(model, client: .patroni).get(model.dcsPrefix + "initialize") + " | grep -q .",
+                    what: "the cluster initialized in etcd"),
                 timeout: .seconds(30))
             Service("patroni", state: .started, enabled: true)
             MemberInService(model: model, host: host.name).steps
@@ -107,7 +118,9 @@ enum PatroniPlays {
             MemberInService(model: model, host: host.name).steps
             if model.synchronousMode && model.databaseHosts.count > 1 {
                 WaitFor(
-                    .command(PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#)),
+                    .command(
+                        PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#),
+                        what: "a synchronous standby"),
                     timeout: .seconds(120)
                 )
                 .runOnce()
@@ -167,5 +180,9 @@ struct MemberInService: Role {
     let model: ClusterModel
     let host: String
 
-    var steps: [Step] { WaitFor(.command(PatroniAPI(model, member: host).inService), timeout: model.dataCopyTimeout) }
+    var steps: [Step] {
+        WaitFor(
+            .command(PatroniAPI(model, member: host).inService, what: "in service (primary, or streaming)"),
+            timeout: model.dataCopyTimeout)
+    }
 }

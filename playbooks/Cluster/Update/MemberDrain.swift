@@ -18,7 +18,9 @@ enum MemberDrain {
     static func out(_ model: ClusterModel, host: HostContext) throws -> [Step] {
         try PatroniNodeRole(host: host, model: drained(model, host.name), wheel: []).configuration
         FlushHandlers()
-        WaitFor(.command(applied(model, member: host.name)), timeout: .seconds(3 * model.loopWait + 30))
+        WaitFor(
+            .command(applied(model, member: host.name), what: "readers and the synchronous role moved away"),
+            timeout: .seconds(3 * model.loopWait + 30))
     }
 
     /// The member's patroni.yml as the model has it again (reloaded when it changes).

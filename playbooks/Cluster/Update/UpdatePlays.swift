@@ -22,18 +22,20 @@ enum UpdatePlays {
         let stopping = stops.isEmpty ? nil : stops.joined(separator: " && ")
         return Play("update \(name)", on: name, anyErrorsFatal: true, tags: ["update"]) { host in
             // Every etcd member healthy: this one stopping leaves a quorum.
-            if etcd { WaitFor(.command(allEtcd.health), timeout: .seconds(120)) }
+            if etcd { WaitFor(.command(allEtcd.health, what: "every etcd member healthy"), timeout: .seconds(120)) }
             UpdateMark(present: true)
             if member { try MemberDrain.out(model, host: host) }
             PackagesUpdated(updates: planned.updates, stopping: stopping)
             if etcd {
                 Service("etcd", state: .started, enabled: true)
-                WaitFor(.command(allEtcd.health), timeout: .seconds(120))
+                WaitFor(.command(allEtcd.health, what: "every etcd member healthy"), timeout: .seconds(120))
             }
             if member {
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: name).steps
-                WaitFor(.command(PatroniAPI(model, member: name).caughtUp(model)), timeout: .seconds(300))
+                WaitFor(
+                    .command(PatroniAPI(model, member: name).caughtUp(model), what: "streaming, caught up"),
+                    timeout: .seconds(300))
                 try MemberDrain.back(model, host: host)
                 if model.pgbouncer { Service("pgbouncer", state: .started, enabled: true) }
             }
