@@ -14,6 +14,9 @@ public final class CollectingReporter: Reporter {
         events.withLock { events in events.compactMap { if case .step(let report) = $0 { report } else { nil } } }
     }
 
+    /// Every event, in the order it arrived.
+    public var all: [RunEvent] { events.withLock { $0 } }
+
     /// Names of the handlers run on `host`, in order.
     public func handlers(on host: String) -> [String] {
         events.withLock { events in

@@ -54,6 +54,35 @@ struct RunnerTests {
         #expect(secondEvents.handlers(on: "alpha").isEmpty)
     }
 
+    @Test("a step that runs longer than slowStep says so once while it runs, then ends as usual; a quick one does not")
+    func slowSteps() async throws {
+        let playbook = Playbook("slow", summary: "") {
+            Play("slow", on: "alpha") { _ in
+                Command("sleep 3")
+                Command("true")
+            }
+        }
+        var options = RunOptions()
+        options.slowStep = .milliseconds(1500)
+        let (recap, events) = try await run(playbook, options)
+        #expect(recap.hosts["alpha"]?.changed == 2)
+        let lines = events.all.compactMap { event -> String? in
+            switch event {
+            case .stepRunning(let host, _, let step): "running \(host) \(step)"
+            case .step(let report): "\(report.status) \(report.host) \(report.step)"
+            default: nil
+            }
+        }
+        #expect(
+            lines == [
+                "running alpha command sleep 3", "changed alpha command sleep 3", "changed alpha command true",
+            ], "\(lines)")
+        let console = Mutex("")
+        ConsoleReporter(colors: false) { chunk in console.withLock { $0 += chunk } }.report(
+            .stepRunning(host: "alpha", play: "slow", step: "command sleep 0.6"))
+        #expect(console.withLock { $0 } == "alpha | running | command sleep 0.6 …\n")
+    }
+
     @Test("a file edited by hand: exactly that step and its handler change, on that host only")
     func drift() async throws {
         _ = try await run(playbook())

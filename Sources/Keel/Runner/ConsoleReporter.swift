@@ -35,6 +35,8 @@ public final class ConsoleReporter: Reporter {
                 + " [\(hosts.isEmpty ? "no hosts" : hosts.joined(separator: ", "))]\n"
         case .step(let report):
             return render(report)
+        case .stepRunning(let host, _, let step):
+            return "\(host) | \(paint("running", .dim)) | \(step) …\n"
         case .handler(let host, let name, let status, let error):
             return "\(host) | \(label(status)) | handler \(name)\(error.map { " — \($0)" } ?? "")\n"
         case .unreachable(let host, let error):
@@ -108,7 +110,7 @@ public final class ConsoleReporter: Reporter {
         }
     }
 
-    private enum Color: String { case bold = "1", red = "31", green = "32", yellow = "33", cyan = "36" }
+    private enum Color: String { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 
     private func paint(_ text: String, _ color: Color) -> String {
         colors ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text

@@ -54,6 +54,9 @@ public final class EventLog: Reporter {
             ]
         case .unreachable(let host, let error):
             return ["event": "unreachable", "host": host, "error": error]
+        case .stepRunning:
+            // The step's own event follows with its time; the JSON lines carry outcomes only.
+            return nil
         case .command(let host, let command, let exitStatus, _, _):
             return ["event": "command", "host": host, "command": command, "exit_status": exitStatus]
         case .finished(let recap):

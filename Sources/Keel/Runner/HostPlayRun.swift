@@ -103,6 +103,12 @@ struct HostPlayRun {
     ///   what they see); nil when nothing was applied.
     private func execute(_ step: Step, _ changes: [Change], index: Int, steps: [Step]) async throws -> [ProbeOutput]? {
         guard !changes.isEmpty, !options.check else { return nil }
+        let (reporter, host, play, slow) = (state.reporter, host, play.name, options.slowStep)
+        let notice = Task {
+            try await Task.sleep(for: slow)
+            reporter.report(.stepRunning(host: host, play: play, step: step.name))
+        }
+        defer { notice.cancel() }
         var attempt = 0
         while true {
             do {

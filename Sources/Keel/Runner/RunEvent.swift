@@ -2,6 +2,9 @@
 public enum RunEvent: Sendable {
     case playStarted(name: String, hosts: [String])
     case step(StepReport)
+    /// A step applying its changes for longer than ``RunOptions/slowStep``, heard once while it runs: a log then
+    /// shows where a run waits or hangs.
+    case stepRunning(host: String, play: String, step: String)
     case handler(host: String, name: String, status: StepStatus, error: String?)
     case unreachable(host: String, error: String)
     /// A remote command and its result, for `-v`.

@@ -12,6 +12,8 @@ public struct RunOptions: Sendable {
     public var forks = 10
     /// Set when the run must stop between steps.
     public var stop: StopRequest?
+    /// How long a step applies its changes before the run says it still runs (``RunEvent/stepRunning``).
+    public var slowStep: Duration = .seconds(5)
 
     public init(
         check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [],
