@@ -43,6 +43,31 @@ enum BalancerPlays {
         ]
     }
 
+    /// New balancers (`hosts`) route to a replica before keepalived may give them the VIP (add-balancer).
+    static func routingToReplicas(_ model: ClusterModel, on hosts: [String]) -> Play {
+        Play("haproxy routes to replicas", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { _ in
+            HAProxyRole.routes(to: "replicas")
+        }
+    }
+
+    /// Leaving balancers give the VIP up, one at a time so that two of them never hand it to each other, each
+    /// waiting until another holds it (remove-balancer).
+    static func vipHandedOver(_ model: ClusterModel, leaving hosts: [String]) -> Play {
+        Play("VIP handed over", on: model.pattern(hosts), serial: 1, tags: ["keepalived", "load_balancing"]) { _ in
+            Service("keepalived", state: .stopped, enabled: false)
+            if let vip = model.vip {
+                WaitFor(.command("ping -c1 -W1 \(vip.address)", what: "the VIP to answer"), timeout: .seconds(30))
+            }
+        }
+    }
+
+    /// HAProxy stopped for good on the leaving balancers, once the VIP is elsewhere (remove-balancer).
+    static func haproxyStopped(_ model: ClusterModel, leaving hosts: [String]) -> Play {
+        Play("haproxy stopped", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { _ in
+            Service("haproxy", state: .stopped, enabled: false)
+        }
+    }
+
     /// The balancers give the VIP up and stop routing, for good (remove-cluster).
     static func stopped(_ model: ClusterModel) -> Play {
         Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in

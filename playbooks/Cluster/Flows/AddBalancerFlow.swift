@@ -55,11 +55,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
             HostPlays.preflight(model)
             HostPlays.common(model, on: new)
             BalancerPlays.haproxy(model, on: new)
-            if !model.replicaHosts.isEmpty {
-                Play("haproxy routes to replicas", on: model.pattern(new), tags: ["haproxy", "load_balancing"]) { _ in
-                    HAProxyRole.routes(to: "replicas")
-                }
-            }
+            if !model.replicaHosts.isEmpty { BalancerPlays.routingToReplicas(model, on: new) }
             BalancerPlays.keepalived(model)
         }
         .stoppingAtFirstFailure()

@@ -66,9 +66,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             if !force {
-                Play("running cluster", on: running[0], guarding: true, tags: ["always"]) { _ in
-                    RunningClusterCheck(model: model, members: running, etcdMembers: runningEtcd, flow: Self.name)
-                }
+                PatroniPlays.runningCluster(model, members: running, etcdMembers: runningEtcd, flow: Self.name)
             }
             HostPlays.common(model, on: new)
             EtcdPlays.joins(model, on: model.etcdHosts.filter(new.contains))

@@ -57,19 +57,10 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
 
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let remaining = remaining(model)
-        let vip = model.vip
         return Playbook(Self.name, summary: Self.summary, become: true) {
-            // One at a time: two leaving balancers never hand the VIP to each other.
-            Play("VIP handed over", on: model.pattern(hosts), serial: 1, tags: ["keepalived", "load_balancing"]) { _ in
-                Service("keepalived", state: .stopped, enabled: false)
-                if let vip {
-                    WaitFor(.command("ping -c1 -W1 \(vip.address)", what: "the VIP to answer"), timeout: .seconds(30))
-                }
-            }
+            BalancerPlays.vipHandedOver(model, leaving: hosts)
             BalancerPlays.keepalived(remaining)
-            Play("haproxy stopped", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { _ in
-                Service("haproxy", state: .stopped, enabled: false)
-            }
+            BalancerPlays.haproxyStopped(model, leaving: hosts)
         }
         .stoppingAtFirstFailure()
     }

@@ -101,25 +101,11 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             PgBackRestPlays.retired(model, deletingBackups: deleteBackups)
             PatroniPlays.keysDeleted(model)
             if removeEtcd { EtcdPlays.retired(model) }
-            Play("files removed", on: model.pattern(model.allHosts)) { host in
-                for path in ClusterRemovalSurvey.paths(
-                    on: host.name, model, removingEtcd: removeEtcd, deletingBackups: deleteBackups)
-                {
-                    File.absent(path)
-                }
-                if let backups = model.backups, deleteBackups {
-                    for type in ["full", "diff"] {
-                        for unit in ["timer", "service"] {
-                            File.absent("/etc/systemd/system/pgbackrest-\(backups.stanza)-\(type).\(unit)")
-                        }
-                    }
-                }
+            HostPlays.filesRemoved(model) { host in
+                ClusterRemovalSurvey.paths(on: host, model, removingEtcd: removeEtcd, deletingBackups: deleteBackups)
+                    + (deleteBackups ? model.backups.map(PgBackRestTimers.footprint) ?? [] : [])
             }
-            if purgePackages {
-                Play("packages purged", on: model.pattern(model.allHosts)) { host in
-                    Package(packages(on: host.name, model), state: .absent)
-                }
-            }
+            if purgePackages { HostPlays.packagesPurged(model) { packages(on: $0, model) } }
         }
     }
 }

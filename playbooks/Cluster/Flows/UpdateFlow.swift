@@ -102,11 +102,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
 
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
-            if !backupUpdates.isEmpty {
-                Play("pgbackrest updated", on: model.pattern(backupUpdates.keys.sorted()), tags: ["update"]) { host in
-                    if let update = backupUpdates[host.name] { PackagesUpdated(updates: [update], stopping: nil) }
-                }
-            }
+            if !backupUpdates.isEmpty { UpdatePlays.backupUpdated(model, backupUpdates) }
             for host in order {
                 if host.name == leader && handsOver { PatroniPlays.switchover(model, from: leader, to: nil) }
                 UpdatePlays.updated(model, host: host)

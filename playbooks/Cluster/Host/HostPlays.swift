@@ -15,4 +15,18 @@ enum HostPlays {
             CommonRole(host: host, model: model).steps
         }
     }
+
+    /// The `paths` of each host deleted, files and directories (remove-cluster).
+    static func filesRemoved(_ model: ClusterModel, paths: @escaping @Sendable (String) -> [String]) -> Play {
+        Play("files removed", on: model.pattern(model.allHosts)) { host in
+            for path in paths(host.name) { File.absent(path) }
+        }
+    }
+
+    /// The `packages` of each host purged (remove-cluster with --purge-packages).
+    static func packagesPurged(_ model: ClusterModel, packages: @escaping @Sendable (String) -> [String]) -> Play {
+        Play("packages purged", on: model.pattern(model.allHosts)) { host in
+            Package(packages(host.name), state: .absent)
+        }
+    }
 }

@@ -2,6 +2,13 @@ import Keel
 
 /// The plays of `keel update`.
 enum UpdatePlays {
+    /// pgBackRest's `updates` (by host) installed on every host at once: it talks only to its own version.
+    static func backupUpdated(_ model: ClusterModel, _ updates: [String: PackageUpdate]) -> Play {
+        Play("pgbackrest updated", on: model.pattern(updates.keys.sorted()), tags: ["update"]) { host in
+            if let update = updates[host.name] { PackagesUpdated(updates: [update], stopping: nil) }
+        }
+    }
+
     /// `host` updated and back in service: taken out of service by what it runs (a member drained and stopped
     /// after a CHECKPOINT, a balancer's VIP moved away by stopping keepalived; etcd's quorum checked first),
     /// its packages updated, its services started, and the run goes on once it serves again.
