@@ -69,10 +69,11 @@ struct RunArguments: ParsableArguments {
         }
     }
 
-    /// Runs `playbook`; `finished` hears the recap before a failure turns into the exit status.
+    /// Runs `playbook` (with the `facts` already read from hosts, not read again); `finished` hears the recap before
+    /// a failure turns into the exit status.
     func apply(
         _ playbook: Playbook, to inventory: Inventory, limit: String?, forks: Int,
-        connector: @escaping HostConnector, finished: (Recap) throws -> Void = { _ in }
+        connector: @escaping HostConnector, facts: [String: Facts] = [:], finished: (Recap) throws -> Void = { _ in }
     ) async throws {
         try checkTags(of: playbook)
         // Checked before any host is touched: failed hosts must have somewhere to go.
@@ -88,8 +89,9 @@ struct RunArguments: ParsableArguments {
             ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
         ]
         if let events { reporters.append(try EventLog(path: events)) }
-        let runner = Runner(
+        var runner = Runner(
             inventory: inventory, options: options, reporter: Reporters(reporters), connector: connector)
+        runner.knownFacts = facts
         let run = Task { try await runner.run(playbook) }
         let interrupts = Interrupts(stop: stop, run: run)
         defer { interrupts.end() }

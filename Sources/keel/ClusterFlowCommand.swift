@@ -60,7 +60,7 @@ struct ClusterFlowOptions: ParsableArguments {
         _ written: Inventory, pool: ConnectionPool, confirming early: [FlowConfirmation], answers: ConfirmationAnswers,
         planning: (ClusterModel, Inventory, () throws -> Fleet) async throws -> Flow
     ) async throws {
-        let inventory = try await connection.addingFacts(to: written, connector: pool.connector)
+        let (inventory, facts) = try await connection.addingFacts(to: written, connector: pool.connector)
         let secrets = try ClusterSecrets(besideInventory: inventory.path, readOnly: !Flow.writesSecrets)
         let model: ClusterModel
         do {
@@ -102,7 +102,8 @@ struct ClusterFlowOptions: ParsableArguments {
         // Under --check nothing is written, the secrets file included.
         if Flow.writesSecrets, !run.check { try secrets.save() }
         try await run.apply(
-            playbook, to: inventory, limit: inventoryOptions.limit, forks: connection.forks, connector: pool.connector
+            playbook, to: inventory, limit: inventoryOptions.limit, forks: connection.forks, connector: pool.connector,
+            facts: facts
         ) { recap in
             if Flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()

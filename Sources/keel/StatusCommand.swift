@@ -27,7 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let inventory = try await connection.addingFacts(to: try inventoryOptions.load().0)
+        let (inventory, _) = try await connection.addingFacts(to: try inventoryOptions.load().0)
         let hosts = try targets(of: inventory, inventory.hostNames)
         let model: ClusterModel
         do {

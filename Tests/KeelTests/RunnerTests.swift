@@ -83,6 +83,24 @@ struct RunnerTests {
         #expect(console.withLock { $0 } == "alpha | running | command sleep 0.6 …\n")
     }
 
+    @Test("facts already read this run are not read again: the steps see them")
+    func knownFacts() async throws {
+        let playbook = Playbook("facts", summary: "") {
+            Play("facts", on: "alpha,beta") { host in
+                File("\(root)/\(host.name)-hostname", content: host.facts.hostname + "\n")
+            }
+        }
+        var known = Facts()
+        known.hostname = "read-before-the-run"
+        let reporter = CollectingReporter()
+        var runner = Runner(inventory: inventory, options: RunOptions(), reporter: reporter) { _ in LocalTransport() }
+        runner.knownFacts = ["alpha": known]
+        _ = try await runner.run(playbook)
+        #expect(read("alpha-hostname") == "read-before-the-run\n")
+        let beta = read("beta-hostname") ?? ""
+        #expect(beta != "read-before-the-run\n" && beta.count > 1, "beta's own facts, read by the run: \(beta)")
+    }
+
     @Test("a file edited by hand: exactly that step and its handler change, on that host only")
     func drift() async throws {
         _ = try await run(playbook())

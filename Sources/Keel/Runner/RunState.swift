@@ -11,18 +11,22 @@ actor RunState {
     private let connector: Runner.Connector
     let reporter: any Reporter
     private let checkMode: Bool
+    private let knownFacts: [String: Facts]
     private var sessions: [String: Session] = [:]
     private var failed: Set<String> = []
     /// Hosts with a planned change (under --check) that later steps' probes cannot see yet.
     private(set) var planningAhead: Set<String> = []
     private var recap = Recap()
 
-    init(targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool)
-    {
+    init(
+        targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool,
+        facts: [String: Facts] = [:]
+    ) {
         self.targets = targets
         self.connector = connector
         self.reporter = reporter
         self.checkMode = checkMode
+        knownFacts = facts
     }
 
     /// Lists `hosts` in the recap, in this order, ahead of their first event.
@@ -31,14 +35,20 @@ actor RunState {
     /// The hosts of `hosts` that have not failed or been unreachable earlier in the run.
     func healthy(_ hosts: [String]) -> [String] { hosts.filter { !failed.contains($0) } }
 
-    /// The host's connection, opened (and its facts gathered) on first use; nil when it is unreachable.
+    /// The host's connection, opened (and its facts gathered, unless already known) on first use; nil when it is
+    /// unreachable.
     func session(for host: String) async -> Session? {
         if let session = sessions[host] { return session }
         guard let target = targets[host], !failed.contains(host) else { return nil }
         do {
             let transport = try await connector(target)
-            let result = try await transport.run(Facts.script, timeout: .seconds(60))
-            let session = Session(target: target, transport: transport, facts: Facts.parse(result.stdoutText))
+            let facts: Facts
+            if let known = knownFacts[host] {
+                facts = known
+            } else {
+                facts = Facts.parse(try await transport.run(Facts.script, timeout: .seconds(60)).stdoutText)
+            }
+            let session = Session(target: target, transport: transport, facts: facts)
             sessions[host] = session
             return session
         } catch {

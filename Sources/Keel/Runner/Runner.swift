@@ -13,6 +13,8 @@ public struct Runner: Sendable {
     public let options: RunOptions
     let reporter: any Reporter
     let connector: Connector
+    /// Facts already read from hosts this run (to resolve the inventory's variables): not read again.
+    public var knownFacts: [String: Facts] = [:]
 
     /// A runner that reaches hosts over SSH.
     public init(inventory: Inventory, options: RunOptions, reporter: any Reporter, connection: ConnectionOptions) {
@@ -39,7 +41,8 @@ public struct Runner: Sendable {
             for host in hosts where targets[host] == nil { targets[host] = try inventory.target(for: host) }
             playHosts.append(hosts)
         }
-        let state = RunState(targets: targets, connector: connector, reporter: reporter, checkMode: options.check)
+        let state = RunState(
+            targets: targets, connector: connector, reporter: reporter, checkMode: options.check, facts: knownFacts)
         playLoop: for (play, candidates) in zip(playbook.plays, playHosts) {
             if options.stopRequested {
                 await state.interrupted()
