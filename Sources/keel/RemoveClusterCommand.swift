@@ -9,38 +9,15 @@ struct RemoveClusterCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ClusterFlowOptions
-
-    @Flag(help: "Also delete the cluster's pgBackRest stanza: every backup and the WAL archive.")
-    var deleteBackups = false
-
-    @Flag(help: "Remove etcd even though another cluster keeps keys in it.")
-    var removeEtcd = false
-
-    @Flag(help: "Also purge the packages Keel installed.")
-    var purgePackages = false
-
-    @Option(help: "Confirm without a prompt: the cluster's name.")
-    var confirm: String?
-
-    @Option(help: "Confirm --delete-backups without a prompt: the stanza's name.")
-    var confirmBackups: String?
-
-    func validate() throws {
-        if confirmBackups != nil && !deleteBackups {
-            throw ValidationError("--confirm-backups confirms --delete-backups: give both, or neither")
-        }
-    }
+    @OptionGroup var removal: ClusterRemovalOptions
 
     func run() async throws {
-        try await options.run(
-            confirming: [.clusterName] + (deleteBackups ? [.stanzaName] : []),
-            answers: .init(cluster: confirm, stanza: confirmBackups)
-        ) { model, inventory, fleet in
-            RemoveClusterFlow(
-                survey: try await ClusterRemovalSurvey.read(
-                    model, removeEtcd: removeEtcd, deletingBackups: deleteBackups, inventory: inventory,
-                    fleet: try fleet()),
-                deleteBackups: deleteBackups, purgePackages: purgePackages)
+        try await options.run(confirming: removal.confirmations, answers: removal.answers) { model, inventory, fleet in
+            let survey = try await ClusterRemovalSurvey.read(
+                model, removeEtcd: removal.removeEtcd, deletingBackups: removal.deleteBackups, inventory: inventory,
+                fleet: try fleet())
+            return RemoveClusterFlow(
+                survey: survey, deleteBackups: removal.deleteBackups, purgePackages: removal.purgePackages)
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Keel
 import Playbooks
 
 struct RemoveNodeCommand: AsyncParsableCommand {
@@ -10,7 +9,6 @@ struct RemoveNodeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ClusterFlowOptions
-
     @OptionGroup var confirmation: HostConfirmation
 
     @Flag(help: "Also delete the data directory of the hosts leaving.")

@@ -11,7 +11,6 @@ struct UpdateCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ClusterFlowOptions
-
     @Option(help: "Update only these parts (\(UpdatedComponent.allCases.map(\.rawValue).joined(separator: ", "))).")
     var only: [UpdatedComponent] = UpdatedComponent.allCases
 
