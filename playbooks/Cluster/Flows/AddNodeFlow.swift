@@ -66,7 +66,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             if !force {
-                PatroniPlays.runningCluster(model, members: running, etcdMembers: runningEtcd, flow: Self.name)
+                RunningClusterCheck.play(model, members: running, etcdMembers: runningEtcd, flow: Self.name)
             }
             HostPlays.common(model, on: new)
             EtcdPlays.joins(model, on: model.etcdHosts.filter(new.contains))

@@ -42,10 +42,3 @@ func refuseDuplicates(_ hosts: [String], in flow: String) throws(FlowError) {
         throw FlowError("\(flow) names \(host) twice", hint: "name each host once (was another host meant?)")
     }
 }
-
-/// What a flow refuses to do, and what to do instead.
-public struct FlowError: Error, CustomStringConvertible {
-    public var description: String
-
-    public init(_ problem: String, hint: String) { description = "\(problem)\n  hint: \(hint)" }
-}

@@ -167,14 +167,6 @@ enum PatroniPlays {
         }
     }
 
-    /// Refuses to grow a cluster that is not running well (``RunningClusterCheck``), read from its first running
-    /// member whatever `--limit` says.
-    static func runningCluster(_ model: ClusterModel, members: [String], etcdMembers: [String], flow: String) -> Play {
-        Play("running cluster", on: members[0], guarding: true, tags: ["always"]) { _ in
-            RunningClusterCheck(model: model, members: members, etcdMembers: etcdMembers, flow: flow)
-        }
-    }
-
     /// The leader's role handed from `leader` to `candidate` (or the replica Patroni picks) (``SwitchedOver``), run
     /// on the leader.
     static func switchover(_ model: ClusterModel, from leader: String, to candidate: String?) -> Play {

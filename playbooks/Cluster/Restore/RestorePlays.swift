@@ -1,6 +1,6 @@
 import Keel
 
-/// The plays of a restore (``RestoreFlow``), each stage recorded on its host (``RestoreStage``) so that a run killed
+/// The plays of a restore (`keel restore`), each stage recorded on its host (``RestoreStage``) so that a run killed
 /// at any step resumes where it stopped.
 struct RestorePlays {
     let plan: RestorePlan

@@ -5,8 +5,7 @@ import Keel
 /// name or data is refused), the cluster's journal of restores (``RestoreJournal``: an unfinished one
 /// is resumed, retargeted or abandoned, never mixed with another; a finished one is not run again), then the
 /// running cluster — its leader, timeline and backups — and its archiver, read without writing anything: the WAL
-/// switch that makes the archive reach the restore's planning is made by the leader's stop, once confirmed
-/// (``RestoreFlow``).
+/// switch that makes the archive reach the restore's planning is made by the leader's stop, once confirmed.
 public enum RestoreSurvey {
     /// The plan for `target` and what the journal decided: the plan of the restore resumed, finished or abandoned,
     /// or a new one (in place of an unfinished one when retargeted).

@@ -11,6 +11,13 @@ struct RunningClusterCheck: Resource {
     /// What the flow is, for the message: `add-node`.
     let flow: String
 
+    /// The check as a guard play, read from the first running member whatever `--limit` says.
+    static func play(_ model: ClusterModel, members: [String], etcdMembers: [String], flow: String) -> Play {
+        Play("running cluster", on: members[0], guarding: true, tags: ["always"]) { _ in
+            RunningClusterCheck(model: model, members: members, etcdMembers: etcdMembers, flow: flow)
+        }
+    }
+
     var description: String { "the running cluster is healthy" }
 
     var probe: String { RunningClusterProbe.command(model, members: members, etcdMembers: etcdMembers) }
