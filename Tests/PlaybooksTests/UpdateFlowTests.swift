@@ -134,4 +134,46 @@ struct UpdateFlowTests {
             try UpdateFlow(hosts: carrying.dropLast().map { host($0, [backup]) }, status: status, model: model)
         } throws: { "\($0)".contains("pgBackRest would end on different versions: ") && "\($0)".contains(" unchanged") }
     }
+
+    @Test(
+        "a member is drained, stopped after a CHECKPOINT, updated, back in service and undrained; a balancer gives the VIP up and takes it back once HAProxy routes"
+    )
+    func hostSteps() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        func steps(_ name: String, _ updates: [PackageUpdate]) throws -> [Step] {
+            let play = UpdatePlays.updated(model, host: host(name, updates))
+            var facts = Facts()
+            facts.interfaces = ["eth0": [name + "/24"]]
+            return try play.body(HostContext(name: name, inventory: inventory, facts: facts))
+        }
+        let member = try steps("10.213.0.12", [server]).map(\.name)
+        #expect(
+            member == [
+                "wait for every etcd member healthy", "mark the update unfinished", "template /etc/patroni/patroni.yml",
+                "flush handlers", "wait for readers and the synchronous role moved away",
+                "packages updated: postgresql-15", "service etcd started and enabled",
+                "wait for every etcd member healthy",
+                "service patroni started and enabled", "wait for in service (primary, or streaming)",
+                "wait for streaming, caught up",
+                "template /etc/patroni/patroni.yml", "flush handlers", "service pgbouncer started and enabled",
+                "mark the update finished",
+            ], "\(member)")
+        let update = try #require(
+            try steps("10.213.0.12", [server]).compactMap { $0.resource as? PackagesUpdated }.first)
+        let stopping = update.stopping ?? ""
+        #expect(
+            stopping.hasPrefix("if pg_isready -q -h /var/run/postgresql -p 5432; then printf '%s\\n' CHECKPOINT | ")
+                && stopping.hasSuffix(" >/dev/null; fi && systemctl stop patroni"), "\(stopping)")
+        let balancer = try steps("10.213.0.14", [haproxy]).map(\.name)
+        #expect(
+            balancer == [
+                "mark the update unfinished", "packages updated: haproxy", "service haproxy started and enabled",
+                "wait for HAProxy's master to have a server up", "wait for HAProxy's replicas to have a server up",
+                "service keepalived started and enabled", "mark the update finished",
+            ], "\(balancer)")
+        let balancerUpdate = try #require(
+            try steps("10.213.0.14", [haproxy]).compactMap { $0.resource as? PackagesUpdated }.first)
+        #expect(balancerUpdate.stopping == "systemctl stop keepalived")
+    }
 }
