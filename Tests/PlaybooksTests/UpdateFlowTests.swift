@@ -176,4 +176,25 @@ struct UpdateFlowTests {
             try steps("10.213.0.14", [haproxy]).compactMap { $0.resource as? PackagesUpdated }.first)
         #expect(balancerUpdate.stopping == "systemctl stop keepalived")
     }
+
+    @Test(
+        "an update that does not touch what members serve (etcd here) neither drains, stops Patroni nor switches over")
+    func etcdOnly() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let etcd = PackageUpdate(name: "etcd-server", installed: "3.4.23-4+b4", candidate: "3.4.23-4+b5")
+        let flow = try UpdateFlow(
+            hosts: [host("10.213.0.11", [etcd]), host("10.213.0.12", [etcd])],
+            status: try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy), model: model)
+        #expect(
+            flow.playbook(model, patroniWheel: []).plays.map(\.name) == ["update 10.213.0.12", "update 10.213.0.11"])
+        #expect(flow.plan(model)?.contains("hand the leader's role") == false)
+        let play = UpdatePlays.updated(model, host: host("10.213.0.11", [etcd]))
+        var facts = Facts()
+        facts.interfaces = ["eth0": ["10.213.0.11/24"]]
+        let steps = try play.body(
+            HostContext(
+                name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: facts))
+        #expect(!steps.map(\.name).contains("wait for readers and the synchronous role moved away"))
+        #expect(steps.compactMap { $0.resource as? PackagesUpdated }.first?.stopping == nil)
+    }
 }

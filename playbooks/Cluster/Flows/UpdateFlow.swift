@@ -71,8 +71,11 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     }
 
     private let members: Set<String>
-    /// A member hands its leader's role over first, unless it is the only one (then writes stop while it updates).
-    private var handsOver: Bool { members.count > 1 }
+    /// Whether `host` is the leader and hands its role over before its update: when the update interrupts its
+    /// clients, unless it is the only member (then writes stop while it updates).
+    private func handsOver(_ host: UpdateSurvey.Host, _ model: ClusterModel) -> Bool {
+        host.name == leader && members.count > 1 && UpdatePlays.interruptsClients(model, host)
+    }
 
     public func plan(_ model: ClusterModel) -> String? {
         guard !hosts.isEmpty || !backupUpdates.isEmpty else {
@@ -88,7 +91,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
             lines.append(backupUpdates.isEmpty ? "  one host at a time:" : "  then one host at a time:")
         }
         for host in order {
-            if host.name == leader && handsOver {
+            if handsOver(host, model) {
                 lines.append("    hand the leader's role from \(leader) to an updated replica")
             }
             let what =
@@ -104,7 +107,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         Playbook(Self.name, summary: Self.summary, become: true) {
             if !backupUpdates.isEmpty { UpdatePlays.backupUpdated(model, backupUpdates) }
             for host in order {
-                if host.name == leader && handsOver { PatroniPlays.switchover(model, from: leader, to: nil) }
+                if handsOver(host, model) { PatroniPlays.switchover(model, from: leader, to: nil) }
                 UpdatePlays.updated(model, host: host)
             }
         }

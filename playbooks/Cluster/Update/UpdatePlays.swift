@@ -9,29 +9,45 @@ enum UpdatePlays {
         }
     }
 
-    /// `host` updated and back in service: taken out of service by what it runs (a member drained and stopped
-    /// after a CHECKPOINT, a balancer's VIP moved away by stopping keepalived; etcd's quorum checked first),
-    /// its packages updated, its services started, and the run goes on once it serves again.
+    /// Whether `planned` changes what a member serves clients with (PostgreSQL, Patroni's libraries, PgBouncer): the
+    /// member is then drained first, and the leader hands its role over before.
+    static func interruptsClients(_ model: ClusterModel, _ planned: UpdateSurvey.Host) -> Bool {
+        changes(planned, .postgres, model) || changes(planned, .pgbouncer, model)
+    }
+
+    private static func changes(_ planned: UpdateSurvey.Host, _ component: UpdatedComponent, _ model: ClusterModel)
+        -> Bool
+    {
+        !Set(planned.updates.map(\.name)).isDisjoint(with: component.packages(on: planned.name, model))
+    }
+
+    /// `host` updated and back in service: taken out of service as far as its new packages need (a member drained,
+    /// and stopped after a CHECKPOINT for a new PostgreSQL or Patroni library; a balancer's VIP moved away by
+    /// stopping keepalived; etcd's quorum checked first), its packages updated, its services started, and the run
+    /// goes on once it serves again.
     static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host) -> Play {
         let name = planned.name
         let member = model.databaseHosts.contains(name)
         let balancer = model.withHAProxy && model.balancerHosts.contains(name)
         let etcd = model.etcdHosts.contains(name)
         let allEtcd = Etcdctl(model, members: model.etcdHosts.map(model.address))
+        let drained = member && interruptsClients(model, planned)
         var stops: [String] = []
-        if member {
+        if member && changes(planned, .postgres, model) {
             stops.append(
                 "if pg_isready -q -h /var/run/postgresql -p \(model.postgresPort); then "
                     + "\(model.postgres.run("CHECKPOINT")) >/dev/null; fi")
             stops.append("systemctl stop patroni")
         }
-        if balancer && model.vip != nil { stops.append("systemctl stop keepalived") }
+        if balancer && model.vip != nil && changes(planned, .balancers, model) {
+            stops.append("systemctl stop keepalived")
+        }
         let stopping = stops.isEmpty ? nil : stops.joined(separator: " && ")
         return Play("update \(name)", on: name, anyErrorsFatal: true, tags: ["update"]) { host in
             // Every etcd member healthy: this one stopping leaves a quorum.
             if etcd { WaitFor(.command(allEtcd.health, what: "every etcd member healthy"), timeout: .seconds(120)) }
             UpdateMark(present: true)
-            if member { try MemberDrain.out(model, host: host) }
+            if drained { try MemberDrain.out(model, host: host) }
             PackagesUpdated(updates: planned.updates, stopping: stopping)
             if etcd {
                 Service("etcd", state: .started, enabled: true)
