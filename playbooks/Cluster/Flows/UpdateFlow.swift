@@ -14,8 +14,12 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     public static let writesSecrets = false
     public static let needsPatroniWheel = false
 
+    /// The hosts to update one at a time (pgBackRest aside), and those an earlier update left out of service.
     public let hosts: [UpdateSurvey.Host]
+    /// pgBackRest's update on each host that has it, all at once before the rolling part.
+    public let backupUpdates: [String: PackageUpdate]
     public let leader: String
+    private let members: Set<String>
 
     /// The update of `hosts` (``UpdateSurvey``) on the cluster `status` shows.
     /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
@@ -57,9 +61,6 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         members = Set(model.databaseHosts)
     }
 
-    /// pgBackRest's update on each host that has it, all at once before the rolling part.
-    public let backupUpdates: [String: PackageUpdate]
-
     /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, then
     /// the hosts that are not members.
     var order: [UpdateSurvey.Host] {
@@ -70,7 +71,6 @@ public struct UpdateFlow: ClusterFlow, Sendable {
             .map(\.element)
     }
 
-    private let members: Set<String>
     /// Whether `host` is the leader and hands its role over before its update: when the update interrupts its
     /// clients, unless it is the only member (then writes stop while it updates).
     private func handsOver(_ host: UpdateSurvey.Host, _ model: ClusterModel) -> Bool {
