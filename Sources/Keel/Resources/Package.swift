@@ -16,6 +16,13 @@ public struct Package: Resource {
     }
 
     public var description: String { "package \(names.joined(separator: " "))" }
+
+    /// Waits (up to 300 s) until no other apt runs: apt waits for dpkg's lock but not for the package lists' lock,
+    /// so an apt-get another run left behind (a killed keel's, say) must finish before a refresh, or it fails and
+    /// no package is found.
+    public static let otherRunsEnded = Poll(
+        until: "! grep -qsx -e apt-get -e apt /proc/[0-9]*/comm", seconds: 300, onTimeout: .proceed
+    ).description
     public var affectsOtherResources: Bool { true }
 
     /// Prints one `name=installed|missing` line per package.
@@ -56,11 +63,8 @@ struct PackageManager {
         let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
         let install =
             "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
-        // apt waits for dpkg's lock but not for the package lists' lock: an apt-get another run left behind (a
-        // killed keel's, say) must finish first, or the refresh fails and no package is found.
-        let others = Poll(until: "! grep -qsx -e apt-get -e apt /proc/[0-9]*/comm", seconds: 300, onTimeout: .proceed)
         let update =
-            "\(others); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
+            "\(Package.otherRunsEnded); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
         return
             "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
             + "\(update); fi; \(install) || { \(update); \(install); }"
