@@ -38,7 +38,7 @@ enum BalancerPlays {
             Play("keepalived", on: balancers, serial: 1, tags: tags) { _ in
                 Service("keepalived", state: .started, enabled: true)
                 // One of the balancers claims the VIP a few VRRP adverts after keepalived starts.
-                WaitFor(.command("ping -c1 -W1 \(vip.address)", what: "the VIP to answer"), timeout: .seconds(60))
+                WaitFor(.command(vip.answers, what: "the VIP to answer"), timeout: .seconds(60))
             },
         ]
     }
@@ -56,7 +56,7 @@ enum BalancerPlays {
         Play("VIP handed over", on: model.pattern(hosts), serial: 1, tags: ["keepalived", "load_balancing"]) { _ in
             Service("keepalived", state: .stopped, enabled: false)
             if let vip = model.vip {
-                WaitFor(.command("ping -c1 -W1 \(vip.address)", what: "the VIP to answer"), timeout: .seconds(30))
+                WaitFor(.command(vip.answers, what: "the VIP to answer"), timeout: .seconds(30))
             }
         }
     }

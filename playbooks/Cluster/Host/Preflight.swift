@@ -90,7 +90,7 @@ struct Preflight: Resource {
             script += "\n[ -e \(shellQuote(backups.removedClusterMark)) ] && echo stanza_retired=1"
         }
         if let vip = model.vip {
-            script += "\nping -c1 -W1 \(vip.address) >/dev/null 2>&1 && echo vip=answers"
+            script += "\n\(vip.answers) >/dev/null 2>&1 && echo vip=answers"
         }
         // Read last, so that the time the checks above take (the VRRP listener's 3 s) is not counted as skew; with
         // the controller's clock as the probe was made, so that a slow round trip (a loaded controller) is not

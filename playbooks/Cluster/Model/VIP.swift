@@ -2,6 +2,9 @@ import Keel
 
 /// The cluster's virtual IP (`cluster_vip`), resolved once: where it lives and on which interface.
 public struct VIP: Sendable, Equatable {
+    /// Succeeds when some host answers at the VIP.
+    var answers: String { "ping -c1 -W1 \(address)" }
+
     public enum Placement: Sendable, Equatable {
         /// keepalived holds it on the balancer whose HAProxy runs.
         case balancers
