@@ -23,12 +23,7 @@ public struct SwitchoverFlow: ClusterFlow, Sendable {
     /// The switchover `status` allows, to `requested` or to the best candidate.
     /// - Throws: ``FlowError`` naming what stands in the way.
     public init(status: ClusterStatus, model: ClusterModel, to requested: String?) throws(FlowError) {
-        let problems = status.serviceProblems(model, countingLag: false)
-        guard problems.isEmpty else {
-            throw FlowError(
-                "the cluster is not healthy: \(problems.joined(separator: "; "))",
-                hint: "see keel status; a switchover hands over a healthy cluster (nothing was changed)")
-        }
+        try status.refuseUnlessHealthy(model, because: "a switchover hands over a healthy cluster")
         let leaders = status.members.filter { $0.role == "leader" }
         guard leaders.count == 1, let leader = leaders.first else {
             throw FlowError(

@@ -25,15 +25,9 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
     ///   of service (which this run brings back first), or has no leader.
     public init(hosts: [UpdateSurvey.Host], status: ClusterStatus, model: ClusterModel) throws(FlowError) {
-        let problems = status.serviceProblems(
-            model, countingLag: false, excusing: Set(hosts.filter(\.unfinished).map(\.name)))
-        guard problems.isEmpty else {
-            throw FlowError(
-                "the cluster is not healthy: \(problems.joined(separator: "; "))",
-                hint:
-                    "see keel status; an update takes one host at a time out of a healthy cluster (nothing was changed)"
-            )
-        }
+        try status.refuseUnlessHealthy(
+            model, excusing: Set(hosts.filter(\.unfinished).map(\.name)),
+            because: "an update takes one host at a time out of a healthy cluster")
         guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
             throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
         }

@@ -207,6 +207,19 @@ public struct ClusterStatus: Codable, Sendable {
         return problems
     }
 
+    /// Refuses a flow on a cluster with ``serviceProblems(_:countingLag:excusing:)`` (lag aside: the flow checks the
+    /// members it needs), saying `why` it needs a healthy one.
+    func refuseUnlessHealthy(_ model: ClusterModel, excusing excused: Set<String> = [], because why: String)
+        throws(FlowError)
+    {
+        let problems = serviceProblems(model, countingLag: false, excusing: excused)
+        guard problems.isEmpty else {
+            throw FlowError(
+                "the cluster is not healthy: \(problems.joined(separator: "; "))",
+                hint: "see keel status; \(why) (nothing was changed)")
+        }
+    }
+
     /// The command that succeeds on the host holding `vip`.
     static func holdsVIP(_ vip: String) -> String { "ip -4 -o addr show | grep -q ' inet \(vip)/'" }
 
