@@ -28,9 +28,9 @@ struct CLITests {
 
     @Test("--version prints the version")
     func version() async throws {
-        let (status, output) = try await KeelBinary.run(["--version"])
-        #expect(status == 0)
-        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        let run = try await KeelBinary.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
     }
 
     @Test("keel ping reports each host: ok with latency, or why it is unreachable")
@@ -38,7 +38,7 @@ struct CLITests {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: try FreePort.find())
             let ok = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "db"])
-            #expect(ok.status == 0, "\(ok.output)")
+            #expect(ok.status == 0, "\(ok)")
             #expect(ok.output.contains("alpha | ok | connect "))
             #expect(ok.output.contains("beta | ok | connect "))
             #expect(ok.output.contains("2 of 2 hosts answered"))
@@ -58,7 +58,7 @@ struct CLITests {
             let ok = try await KeelBinary.run([
                 "exec", "-i", inventory, "--limit", "db", "--", "echo", "hello;", "echo", "warn", ">&2",
             ])
-            #expect(ok.status == 0, "\(ok.output)")
+            #expect(ok.status == 0, "\(ok)")
             #expect(ok.output.contains("alpha | ok | exit 0\nhello\nstderr: warn\n"))
             #expect(ok.output.contains("beta | ok | exit 0\nhello\nstderr: warn\n"))
 
@@ -81,7 +81,7 @@ struct CLITests {
             let accepted = try await KeelBinary.run([
                 "ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts, "--accept-new-host-keys",
             ])
-            #expect(accepted.status == 0, "\(accepted.output)")
+            #expect(accepted.status == 0, "\(accepted)")
             let strictAgain = try await KeelBinary.run([
                 "ping", "-i", inventory, "--limit", "alpha", "--known-hosts", knownHosts,
             ])
@@ -124,14 +124,14 @@ struct CLITests {
             #expect(
                 FileManager.default.createFile(atPath: wheels + "/patroni-4.1.5-py3-none-any.whl", contents: Data()))
             let trusted = try await KeelBinary.run(["ping", "-i", inventory])
-            #expect(trusted.status == 0, "the inventory's own known_hosts holds the right key: \(trusted.output)")
+            #expect(trusted.status == 0, "the inventory's own known_hosts holds the right key: \(trusted)")
             for command in [["ping"], ["exec"], ["apply", "bench-files"], ["deploy", "--check"], ["status"]] {
                 let arguments =
                     [command[0], "-i", inventory, "--known-hosts", impostor] + command.dropFirst()
                     + (command[0] == "exec" ? ["--", "true"] : [])
                 let refused = try await KeelBinary.run(arguments, environment: ["KEEL_WHEELS": wheels])
-                #expect(refused.status != 0, "keel \(command[0]): \(refused.output)")
-                #expect(refused.output.contains("HOST KEY CHANGED"), "keel \(command[0]): \(refused.output)")
+                #expect(refused.status != 0, "keel \(command[0]): \(refused)")
+                #expect(refused.output.contains("HOST KEY CHANGED"), "keel \(command[0]): \(refused)")
             }
         }
     }
@@ -140,14 +140,14 @@ struct CLITests {
     func inventoryJSON() async throws {
         try await TestSSHServer.with { server in
             let inventory = try inventory(for: server, deadPort: 1)
-            let (status, output) = try await KeelBinary.run(["inventory", "-i", inventory, "--json"])
-            #expect(status == 0)
-            let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            let run = try await KeelBinary.run(["inventory", "-i", inventory, "--json"])
+            #expect(run.status == 0)
+            let json = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
             let hosts = json?["hosts"] as? [String: Any]
             let alpha = (hosts?["alpha"] as? [String: Any])?["vars"] as? [String: Any]
             #expect(alpha?["ansible_port"] as? Int == server.port)
             #expect(alpha?["patroni_superuser_password"] as? String == "***")
-            #expect(!output.contains("hunter2"))
+            #expect(!run.output.contains("hunter2"))
             #expect((json?["groups"] as? [String: Any])?["db"] as? [String] == ["alpha", "beta"])
         }
     }
@@ -157,10 +157,11 @@ struct CLITests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-bad-\(UUID().uuidString).ini")
             .path
         try "[db]\npg1\n[cluster:children]\ndb\nreplcia\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, output) = try await KeelBinary.run(["ping", "-i", path])
-        #expect(status != 0)
+        let run = try await KeelBinary.run(["ping", "-i", path])
+        #expect(run.status != 0)
         #expect(
-            output.contains("\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
+            run.output.contains(
+                "\(path):5: error: group 'replcia' is listed as a child of 'cluster' but is not defined"))
     }
 
     @Test(
@@ -181,7 +182,7 @@ struct CLITests {
             .path
         // A host nothing listens for: trying it would end in a connection error, not in `message`.
         try "[db]\npg1 ansible_host=10.213.0.250\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, output) = try await KeelBinary.run([arguments[0], "-i", path] + arguments.dropFirst())
-        #expect(status != 0 && output.contains(message) && !output.contains("10.213.0.250"), "\(output)")
+        let run = try await KeelBinary.run([arguments[0], "-i", path] + arguments.dropFirst())
+        #expect(run.status != 0 && run.output.contains(message) && !run.output.contains("10.213.0.250"), "\(run)")
     }
 }

@@ -80,7 +80,7 @@ extension LabTests {
         // The plan: the new member, pg_hba on the running members, HAProxy's backends on both balancers.
         let events = inventory + ".events"
         let check = try await KeelBinary.run(["add-node", "-i", inventory, "--check", "--events", events])
-        #expect(check.status == 2, "\(check.output)")
+        #expect(check.status == 2, "\(check)")
         let planned = try EventStream(path: events).changedSteps
         for expected in [
             "h1: template /etc/patroni/patroni.yml", "h2: template /etc/patroni/patroni.yml",
@@ -94,10 +94,10 @@ extension LabTests {
         try (variables + "\npatroni_replication_password: \"not-the-cluster-password\"\n").write(
             toFile: variablesPath, atomically: true, encoding: .utf8)
         let wrong = try await KeelBinary.run(["add-node", "-i", inventory])
-        #expect(wrong.status != 0, "\(wrong.output)")
+        #expect(wrong.status != 0, "\(wrong)")
         #expect(
             wrong.output.contains("h6 cannot log in for replication as replicator")
-                && wrong.output.contains("check patroni_replication_password"), "\(wrong.output)")
+                && wrong.output.contains("check patroni_replication_password"), "\(wrong)")
         let stopped = try await remote(inventory, "h6", "systemctl is-active patroni || true")
         #expect(stopped == ["inactive"], "the new member's Patroni did not start: \(stopped)")
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
@@ -105,7 +105,7 @@ extension LabTests {
         let start = ContinuousClock.now
         let added = try await KeelBinary.run(["add-node", "-i", inventory, "--events", events])
         let took = ContinuousClock.now - start
-        #expect(added.status == 0, "\(added.output)")
+        #expect(added.status == 0, "\(added)")
         let restarts = added.output.split(separator: "\n").filter {
             ["h1 |", "h2 |", "h3 |"].contains(where: $0.trimmingCharacters(in: .whitespaces).hasPrefix)
                 && $0.contains("restart")
@@ -114,8 +114,8 @@ extension LabTests {
         let noopStart = ContinuousClock.now
         let again = try await KeelBinary.run(["add-node", "-i", inventory, "--events", events])
         let noopTook = ContinuousClock.now - noopStart
-        #expect(again.status == 0, "\(again.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
+        #expect(again.status == 0, "\(again)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again)")
         print("add-node: \(took); its no-op re-run: \(noopTook)")
 
         // Reads through the VIP's replica port reach every replica, the new one too.
@@ -175,7 +175,7 @@ extension LabTests {
             .first { $0["role"] as? String == "leader" }?["name"] as? String
         for (host, size) in [("h4", 4), ("h5", 5)] {
             let grown = try await KeelBinary.run(["add-node", "-i", inventory, host])
-            #expect(grown.status == 0, "\(grown.output)")
+            #expect(grown.status == 0, "\(grown)")
             let health = try await remote(
                 inventory, "h1",
                 "ETCDCTL_API=3 etcdctl --endpoints=https://10.213.0.11:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key member list | wc -l; "
@@ -189,7 +189,7 @@ extension LabTests {
             #expect(leader == leaderBefore, "the Patroni leader stays \(leaderBefore ?? "?"): now \(leader ?? "none")")
         }
         let status = try await KeelBinary.run(["status", "-i", inventory])
-        #expect(status.status == 0 && status.output.contains("etcd: 5 of 5 members healthy"), "\(status.output)")
+        #expect(status.status == 0 && status.output.contains("etcd: 5 of 5 members healthy"), "\(status)")
     }
 
     /// remove-node refuses the leader and an unconfirmed run; removes a replica under the writer (HAProxy, pg_hba,
@@ -200,15 +200,15 @@ extension LabTests {
         let refused = try await KeelBinary.run([
             "remove-node", "-i", inventory, "--yes", leader, leader, "--events", events,
         ])
-        #expect(refused.status != 0 && refused.output.contains("switch over"), "\(refused.output)")
+        #expect(refused.status != 0 && refused.output.contains("switch over"), "\(refused)")
         let unconfirmed = try await KeelBinary.run(["remove-node", "-i", inventory, "h6"])
-        #expect(unconfirmed.status != 0 && unconfirmed.output.contains("needs a confirmation"), "\(unconfirmed.output)")
+        #expect(unconfirmed.status != 0 && unconfirmed.output.contains("needs a confirmation"), "\(unconfirmed)")
         let streaming = try await remote(inventory, "h6", "systemctl is-active patroni || true")
         #expect(streaming == ["active"], "nothing changed without a confirmation: \(streaming)")
 
         let removed = try await KeelBinary.run(["remove-node", "-i", inventory, "--yes", "h6", "h6"])
-        #expect(removed.status == 0, "\(removed.output)")
-        #expect(removed.output.contains("keep its data directory"), "the plan is shown: \(removed.output)")
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.output.contains("keep its data directory"), "the plan is shown: \(removed)")
         try await writerClean(cluster, writerHost, after: "remove-node")
         for balancer in ["h4", "h5"] {
             let backends = try await remote(inventory, balancer, "grep -c 10.213.0.16 /etc/haproxy/haproxy.cfg || true")
@@ -228,11 +228,11 @@ extension LabTests {
         )
         #expect(keys == ["0"], "no DCS member key for h6: \(keys)")
         let again = try await KeelBinary.run(["remove-node", "-i", inventory, "--yes", "h6", "h6", "--events", events])
-        #expect(again.status == 0, "\(again.output)")
-        #expect(try EventStream(path: events).changedSteps.isEmpty, "nothing left to remove: \(again.output)")
+        #expect(again.status == 0, "\(again)")
+        #expect(try EventStream(path: events).changedSteps.isEmpty, "nothing left to remove: \(again)")
 
         let readded = try await KeelBinary.run(["add-node", "-i", inventory, "h6"])
-        #expect(readded.status == 0, "\(readded.output)")
+        #expect(readded.status == 0, "\(readded)")
         let back = try await members(inventory, within: 120) { members in
             members.contains { $0["name"] as? String == "h6" && $0["state"] as? String == "streaming" }
         }
@@ -250,7 +250,7 @@ extension LabTests {
         let shrunk = try await KeelBinary.run([
             "remove-node", "-i", inventory, "--yes", "h4", "--yes", "h5", "h4", "h5",
         ])
-        #expect(shrunk.status == 0, "\(shrunk.output)")
+        #expect(shrunk.status == 0, "\(shrunk)")
         let health = try await remote(
             inventory, "h1",
             "ETCDCTL_API=3 etcdctl --endpoints=https://10.213.0.11:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt --key=/etc/etcd/tls/server.key member list | wc -l; "
@@ -269,6 +269,6 @@ extension LabTests {
             )
             .write(toFile: inventory, atomically: true, encoding: .utf8)
         let status = try await KeelBinary.run(["status", "-i", inventory])
-        #expect(status.status == 0 && status.output.contains("etcd: 3 of 3 members healthy"), "\(status.output)")
+        #expect(status.status == 0 && status.output.contains("etcd: 3 of 3 members healthy"), "\(status)")
     }
 }

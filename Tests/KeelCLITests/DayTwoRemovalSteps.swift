@@ -30,7 +30,7 @@ extension LabTests {
             ),
         ] {
             let refused = try await KeelBinary.run(remove + arguments)
-            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
+            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused)")
         }
         for host in databaseHosts {
             let running = try await remote(
@@ -42,9 +42,9 @@ extension LabTests {
         let started = ContinuousClock.now
         let removed = try await KeelBinary.run(remove + ["--confirm", "lab"])
         print("remove-cluster took \(ContinuousClock.now - started)")
-        #expect(removed.status == 0 && removed.output.contains("backups: KEPT, stanza lab"), "\(removed.output)")
-        #expect(removed.output.contains("etcd stays: it holds the keys of lab2"), "\(removed.output)")
-        #expect(removed.output.contains("its PostgreSQL's system identifier: "), "\(removed.output)")
+        #expect(removed.status == 0 && removed.output.contains("backups: KEPT, stanza lab"), "\(removed)")
+        #expect(removed.output.contains("etcd stays: it holds the keys of lab2"), "\(removed)")
+        #expect(removed.output.contains("its PostgreSQL's system identifier: "), "\(removed)")
         for host in databaseHosts {
             let left = try await remote(
                 inventory, host,
@@ -73,8 +73,8 @@ extension LabTests {
         #expect((Int(kept.first ?? "") ?? 0) > 0, "the stanza keeps its backups: \(kept)")
         let events = inventory + ".events"
         let again = try await KeelBinary.run(remove + ["--confirm", "lab", "--events", events])
-        #expect(again.status == 0, "\(again.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
+        #expect(again.status == 0, "\(again)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again)")
 
         // The same inventory again: refused before anything changes (its stanza holds the removed cluster's
         // backups). postgresql_cluster's own files, a new cluster on the same hosts, take its place: their cluster
@@ -82,7 +82,7 @@ extension LabTests {
         let refused = try await KeelBinary.run(["deploy", "-i", inventory])
         #expect(
             refused.status != 0 && refused.output.contains("holds the backups of a removed cluster"),
-            "\(refused.output)")
+            "\(refused)")
         // With no neighbour left, run again: etcd goes too, killed once the first etcd member stopped (when etcd
         // can no longer tell who uses it); the rerun finishes.
         _ = try await remote(inventory, "h1", "\(etcdctl) del --prefix /service/lab2/ >/dev/null")
@@ -92,7 +92,7 @@ extension LabTests {
         let finished = try await KeelBinary.run(withEtcd)
         #expect(
             finished.status == 0 && finished.output.contains("an earlier run of this removal began removing it"),
-            "\(finished.output)")
+            "\(finished)")
         for host in ["h1", "h2", "h3"] {
             let etcd = try await remote(
                 inventory, host,
@@ -115,7 +115,7 @@ extension LabTests {
             reference.keel("restore", ["--backup-set", oldSet.first ?? "", "--confirm", stanza]))
         #expect(
             foreign.status != 0 && foreign.output.contains("stanza \(stanza) has no backup set \(oldSet.first ?? "")")
-                && foreign.output.contains("restored by hand"), "\(foreign.output)")
+                && foreign.output.contains("restored by hand"), "\(foreign)")
 
         // Removed with its backups: the stanza's name confirms that too.
         let all = reference.keel(
@@ -123,11 +123,11 @@ extension LabTests {
         let removedAll = try await KeelBinary.run(all)
         #expect(
             removedAll.status == 0 && removedAll.output.contains("backups: DELETE stanza \(stanza)"),
-            "\(removedAll.output)")
+            "\(removedAll)")
         let stanzas = try await remote(inventory, "h4", "ls /var/lib/pgbackrest/backup /var/lib/pgbackrest/archive")
         #expect(!stanzas.contains(stanza) && stanzas.contains("lab"), "\(stanza) deleted, lab kept: \(stanzas)")
         let last = try await KeelBinary.run(all + ["--events", events])
-        #expect(last.status == 0, "\(last.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(last.output)")
+        #expect(last.status == 0, "\(last)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(last)")
     }
 }

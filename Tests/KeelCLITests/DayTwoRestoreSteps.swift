@@ -41,7 +41,7 @@ extension LabTests {
             ),
         ] {
             let refused = try await KeelBinary.run(restore + arguments)
-            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
+            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused)")
         }
         let unchanged = try await restoredMembers(cluster)
         #expect(unchanged.timeline == before.timeline && unchanged.leader == before.leader, "nothing stopped")
@@ -54,7 +54,7 @@ extension LabTests {
         let abandoned = try await KeelBinary.run(restore + ["--abandon", "--confirm", "lab"])
         #expect(
             abandoned.status == 0 && abandoned.output.contains("restore will abandon the unfinished"),
-            "\(abandoned.output)")
+            "\(abandoned)")
         let resumedAsBefore = try await restoredMembers(cluster)
         #expect(resumedAsBefore.timeline >= before.timeline)
         for host in resumedAsBefore.names {
@@ -65,7 +65,7 @@ extension LabTests {
             #expect(kept == ["t|1"], "\(host) keeps the data it had: \(kept)")
         }
         let afterAbandon = try await KeelBinary.run(["status", "-i", inventory])
-        #expect(afterAbandon.output.contains("was abandoned"), "\(afterAbandon.output)")
+        #expect(afterAbandon.output.contains("was abandoned"), "\(afterAbandon)")
 
         // Killed (SIGKILL) once the leader's data is restored, then run again: it resumes and finishes.
         let killed = try await deployKilled(after: "restore: data directory restored", on: before.leader, toTarget)
@@ -75,24 +75,24 @@ extension LabTests {
         #expect(
             resumed.status == 0 && resumed.output.contains("It was begun: resuming after stopped, restored.")
                 && resumed.output.contains("restore will, on cluster lab (database system identifier "),
-            "\(resumed.output)")
+            "\(resumed)")
         print("restore resumed after the kill in \(ContinuousClock.now - started)")
         let first = try await restoredMembers(cluster, marks: Set(early))
         #expect(first.timeline > before.timeline)
         let events = inventory + ".events"
         let noop = try await KeelBinary.run(toTarget + ["--events", events])
-        #expect(noop.status == 0 && noop.output.contains("This restore is finished"), "\(noop.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(noop.output)")
+        #expect(noop.status == 0 && noop.output.contains("This restore is finished"), "\(noop)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(noop)")
         // The restore host loses its record (a host replaced since): the restore is still finished, nothing runs.
         _ = try await remote(inventory, first.leader, "rm -f /var/lib/keel/restore")
         let recordLost = try await KeelBinary.run(toTarget + ["--events", events])
         #expect(
-            recordLost.status == 0 && recordLost.output.contains("This restore is finished"), "\(recordLost.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(recordLost.output)")
+            recordLost.status == 0 && recordLost.output.contains("This restore is finished"), "\(recordLost)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(recordLost)")
 
         // To the same moment once more: a new timeline again, archiving clean.
         let again = try await KeelBinary.run(toTarget + ["--again"])
-        #expect(again.status == 0, "\(again.output)")
+        #expect(again.status == 0, "\(again)")
         // Where a whole restore's time goes (the test log keeps it).
         print(
             again.output.split(separator: "\n").filter { $0.contains("| changed | restore:") || $0.hasPrefix("total ") }
@@ -102,7 +102,7 @@ extension LabTests {
 
         // The backup set taken after T, at its consistency point: the table dropped, the later one there.
         let toSet = try await KeelBinary.run(restore + ["--backup-set", laterSet, "--confirm", "lab"])
-        #expect(toSet.status == 0, "\(toSet.output)")
+        #expect(toSet.status == 0, "\(toSet)")
         let third = try await restoredMembers(cluster, marks: nil)
         #expect(third.timeline > second.timeline)
         for host in third.names {
@@ -114,7 +114,7 @@ extension LabTests {
         }
         let status = try await KeelBinary.run(["status", "-i", inventory])
         #expect(
-            status.status == 0 && status.output.contains("last restore: to backup set \(laterSet)"), "\(status.output)")
+            status.status == 0 && status.output.contains("last restore: to backup set \(laterSet)"), "\(status)")
     }
 
     /// Inserts marker rows one by one through the VIP from `first` on for `seconds`; returns those acknowledged.

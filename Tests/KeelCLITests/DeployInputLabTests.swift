@@ -86,7 +86,7 @@ extension LabTests {
             "exec", "-i", inventory, "--",
             "if dpkg -s etcd-server postgresql-15 haproxy >/dev/null 2>&1 || [ -e /etc/patroni ] || [ -e /etc/pgbackrest ]; then echo touched; else echo untouched; fi",
         ])
-        #expect(untouched.output.components(separatedBy: "\nuntouched\n").count - 1 == 5, "\(untouched.output)")
+        #expect(untouched.output.components(separatedBy: "\nuntouched\n").count - 1 == 5, "\(untouched)")
 
         // A Patroni older than 3.0.3 already managing PostgreSQL with etcd v3 (Debian 12's 3.0.2) is refused
         // unless the inventory says to upgrade it.

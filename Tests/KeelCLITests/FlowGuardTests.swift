@@ -50,14 +50,14 @@ struct FlowGuardTests {
     /// Runs keel with `arguments` on `inventory`; expects it refused with `message`, no host contacted.
     private func refused(_ arguments: [String], _ message: String, inventory: String? = nil) async throws {
         let path = try inventory ?? self.inventory()
-        let (status, output) = try await KeelBinary.run(
+        let run = try await KeelBinary.run(
             [arguments[0], "-i", path] + arguments.dropFirst())
-        #expect(status != 0, "\(arguments): \(output)")
-        #expect(output.contains(message), "\(arguments): \(output)")
+        #expect(run.status != 0, "\(arguments): \(run)")
+        #expect(run.output.contains(message), "\(arguments): \(run)")
         for contact in ["Connection refused", "could not be read", "no member answered", "PLAY "] {
-            #expect(!output.contains(contact), "\(arguments) reached for a host: \(output)")
+            #expect(!run.output.contains(contact), "\(arguments) reached for a host: \(run)")
         }
-        #expect(!output.contains("Fatal error"), "\(arguments) crashed: \(output)")
+        #expect(!run.output.contains("Fatal error"), "\(arguments) crashed: \(run)")
     }
 
     @Test("a confirmation naming another cluster, or none where none can be asked, stops at once")
@@ -127,11 +127,12 @@ struct FlowGuardTests {
         try await refused(
             ["deploy", "--check", "--strict"], "10 variable(s) Keel does not use, ignored", inventory: path)
         // Without --strict the run goes on past the names, to the hosts (closed ports here).
-        let (status, output) = try await KeelBinary.run(["deploy", "-i", path, "--check"])
-        #expect(status != 0 && output.contains("warning: 10 variable(s) Keel does not use"), "\(output)")
+        let run = try await KeelBinary.run(["deploy", "-i", path, "--check"])
+        #expect(run.status != 0 && run.output.contains("warning: 10 variable(s) Keel does not use"), "\(run)")
         #expect(
-            output.contains("line 21: node_exporter_version") && output.contains("line 22: my_app_port"), "\(output)")
-        #expect(output.components(separatedBy: "Keel does not use").count == 2, "one warning: \(output)")
+            run.output.contains("line 21: node_exporter_version") && run.output.contains("line 22: my_app_port"),
+            "\(run)")
+        #expect(run.output.components(separatedBy: "Keel does not use").count == 2, "one warning: \(run)")
         let typo = try inventory()
         try (String(contentsOfFile: typo, encoding: .utf8) + "\npostgresql_verison=16\n").write(
             toFile: typo, atomically: true, encoding: .utf8)

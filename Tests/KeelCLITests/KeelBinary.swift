@@ -12,13 +12,12 @@ enum KeelBinary {
         return directory.appendingPathComponent("keel").path
     }
 
-    /// Runs keel with `arguments`; returns its exit status and combined output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
-        status: Int32, output: String
-    ) {
+    /// Runs keel with `arguments`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> KeelRun {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["SSH_AUTH_SOCK"] = nil
-        return try await Shell.captureAsync(path, arguments, environment: merged)
+        let (status, output) = try await Shell.captureAsync(path, arguments, environment: merged)
+        return KeelRun(status: status, output: output)
     }
 }

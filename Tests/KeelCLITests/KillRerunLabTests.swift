@@ -72,14 +72,14 @@ extension LabTests {
             secrets = now
         }
         let finished = try await KeelBinary.run(deploy)
-        #expect(finished.status == 0, "\(finished.output)")
+        #expect(finished.status == 0, "\(finished)")
         let events = inventory + ".events"
         let again = try await KeelBinary.run(deploy + ["--events", events])
         let changedAgain = try EventStream(path: events).changedPerHost
-        #expect(again.status == 0 && changedAgain.values.allSatisfy { $0 == 0 }, "\(again.output)")
+        #expect(again.status == 0 && changedAgain.values.allSatisfy { $0 == 0 }, "\(again)")
         #expect(try String(contentsOfFile: secretsFile, encoding: .utf8) == secrets, "no password rotated")
         let healthy = try await KeelBinary.run(["status", "-i", inventory])
-        #expect(healthy.status == 0, "\(healthy.output)")
+        #expect(healthy.status == 0, "\(healthy)")
 
         // A restart-requiring change under write load, killed as the members begin to apply it.
         _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
@@ -99,14 +99,14 @@ extension LabTests {
         }
         #expect(patched == nil, "the deploy ended before the configuration change:\n\(patched ?? "")")
         let converged = try await KeelBinary.run(deploy)
-        #expect(converged.status == 0, "\(converged.output)")
+        #expect(converged.status == 0, "\(converged)")
         for host in ["h1", "h2", "h3"] {
             let running = try await sql(inventory, host, "SHOW max_connections")
             #expect(running.output.contains("\n250\n"), "\(host) runs the new value: \(running.output)")
         }
         let noop = try await KeelBinary.run(deploy + ["--events", events])
         let changedNoop = try EventStream(path: events).changedPerHost
-        #expect(noop.status == 0 && changedNoop.values.allSatisfy { $0 == 0 }, "\(noop.output)")
+        #expect(noop.status == 0 && changedNoop.values.allSatisfy { $0 == 0 }, "\(noop)")
         try await switchovers(cluster, writerHost: "h2")
         try await updates(cluster, writerHost: "h2")
         _ = try await remote(

@@ -9,7 +9,7 @@ struct LabTests {
     @Test("keel ping reaches every lab host with strict host key checking", .lab(hosts: 5))
     func pingAll() async throws {
         let result = try await KeelBinary.run(["ping", "-i", inventory])
-        #expect(result.status == 0, "\(result.output)")
+        #expect(result.status == 0, "\(result)")
         #expect(result.output.contains("5 of 5 hosts answered"))
     }
 
@@ -22,15 +22,15 @@ struct LabTests {
             .path
         let apply = ["apply", "-i", inventory, "--limit", "h1:h2:h3", "web-demo", "--events", events]
         let first = try await KeelBinary.run(apply)
-        #expect(first.status == 0, "\(first.output)")
+        #expect(first.status == 0, "\(first)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 >= 4 })
         let page = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1", "--", "curl -s http://10.213.0.12:8080/",
         ])
-        #expect(page.output.contains("<title>h2</title>"), "\(page.output)")
+        #expect(page.output.contains("<title>h2</title>"), "\(page)")
 
         let second = try await KeelBinary.run(apply)
-        #expect(second.status == 0, "\(second.output)")
+        #expect(second.status == 0, "\(second)")
         let noop = try EventStream(path: events)
         #expect(noop.changedPerHost == ["h1": 0, "h2": 0, "h3": 0])
         #expect(noop.handlers.isEmpty)
@@ -41,8 +41,8 @@ struct LabTests {
             "sed -i 's/index index.html;/index index.htm;/' \(config) && sha256sum \(config)",
         ])
         let check = try await KeelBinary.run(apply + ["--check"])
-        #expect(check.status == 2, "\(check.output)")
-        #expect(check.output.contains("-    index index.htm;\n        +    index index.html;"), "\(check.output)")
+        #expect(check.status == 2, "\(check)")
+        #expect(check.output.contains("-    index index.htm;\n        +    index index.html;"), "\(check)")
         #expect(try EventStream(path: events).changedSteps == ["h2: template \(config)"])
         let after = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", "sha256sum \(config)"])
         #expect(
@@ -50,7 +50,7 @@ struct LabTests {
                 == after.output.split(separator: "\n").dropFirst().first)
 
         let fix = try await KeelBinary.run(apply)
-        #expect(fix.status == 0, "\(fix.output)")
+        #expect(fix.status == 0, "\(fix)")
         let fixed = try EventStream(path: events)
         #expect(fixed.changedSteps == ["h2: template \(config)"])
         #expect(fixed.handlers == ["h2: restart nginx"])
@@ -63,7 +63,7 @@ struct LabTests {
         let routes = try await KeelBinary.run([
             "exec", "-i", inventory, "--", "ip -4 route; ping -c1 -W2 10.213.0.1 >/dev/null && echo bridge-ok",
         ])
-        #expect(routes.status == 0, "\(routes.output)")
+        #expect(routes.status == 0, "\(routes)")
         #expect(!routes.output.contains("default"))
         #expect(routes.output.components(separatedBy: "bridge-ok").count == 6)
     }
@@ -78,7 +78,7 @@ struct LabTests {
         #expect(down.status == 1)
         try await Lab.run("start", "h5")
         let back = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h5", "--", "cat /root/disk-marker"])
-        #expect(back.output.contains("h5 | ok | exit 0\nkept\n"), "\(back.output)")
+        #expect(back.output.contains("h5 | ok | exit 0\nkept\n"), "\(back)")
     }
 
     @Test(
@@ -89,12 +89,12 @@ struct LabTests {
             "exec", "-i", inventory, "--limit", "h1:h2", "--timeout", "300", "--",
             "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cowsay >/dev/null 2>&1",
         ])
-        #expect(install.status == 0, "\(install.output)")
+        #expect(install.status == 0, "\(install)")
         let check = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h1:h2", "--", "/usr/games/cowsay moo | grep -c moo",
         ])
-        #expect(check.output.contains("h1 | ok | exit 0\n1\n"), "\(check.output)")
-        #expect(check.output.contains("h2 | ok | exit 0\n1\n"), "\(check.output)")
+        #expect(check.output.contains("h1 | ok | exit 0\n1\n"), "\(check)")
+        #expect(check.output.contains("h2 | ok | exit 0\n1\n"), "\(check)")
     }
 
     @Test(
@@ -106,10 +106,10 @@ struct LabTests {
         #expect(down.status == 1)
         #expect(
             down.output.contains("h3 | UNREACHABLE | 10.213.0.13: connect: no answer from 10.213.0.13 port 22"),
-            "\(down.output)")
+            "\(down)")
         try await Lab.run("start", "h3")
         let up = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h3"])
-        #expect(up.status == 0, "\(up.output)")
+        #expect(up.status == 0, "\(up)")
     }
 
     @Test(
@@ -126,7 +126,7 @@ struct LabTests {
             try await Task.sleep(for: .milliseconds(500))
             up = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h4"])
         }
-        #expect(up.status == 0, "\(up.output)")
+        #expect(up.status == 0, "\(up)")
     }
 
     @Test(
@@ -138,7 +138,7 @@ struct LabTests {
         let after = try await KeelBinary.run([
             "exec", "-i", inventory, "--", "test ! -e /root/marker && ! dpkg -s cowsay >/dev/null 2>&1",
         ])
-        #expect(after.status == 0, "\(after.output)")
+        #expect(after.status == 0, "\(after)")
         #expect(after.output.contains("5 of 5 hosts succeeded"))
     }
 }

@@ -13,7 +13,7 @@ extension LabTests {
     /// Like ``remote(_:_:_:)`` with the inventory given by `arguments` (`-i` and any `-e`).
     func remote(arguments: [String], _ host: String, _ command: String) async throws -> [String] {
         let result = try await KeelBinary.run(["exec"] + arguments + ["--limit", host, "--", command])
-        #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result.output)")
+        #expect(result.output.contains("\(host) | ok | exit 0"), "\(command): \(result)")
         return result.output.split(separator: "\n").map(String.init).filter {
             !$0.hasPrefix("\(host) | ") && !$0.contains(" hosts succeeded")
         }
@@ -85,9 +85,9 @@ extension LabTests {
             let took = ContinuousClock.now - start
             #expect(
                 status.status != 0 && status.output.contains("DEGRADED: ")
-                    && status.output.contains("\(leader) does not answer (unreachable"), "\(status.output)")
+                    && status.output.contains("\(leader) does not answer (unreachable"), "\(status)")
             let row = status.output.split(separator: "\n").first { $0.hasPrefix("\(leader) ") }
-            #expect(!stale || row?.contains("(STALE: no answer)") == true, "\(status.output)")
+            #expect(!stale || row?.contains("(STALE: no answer)") == true, "\(status)")
             #expect(took < .seconds(5), "keel status took \(took)")
         }
         try await Task.sleep(for: .seconds(2))

@@ -10,13 +10,13 @@ extension LabTests {
     /// changes patroni.yml and reloads Patroni on h1..h3, nothing else.
     func deployVerifyingMemberTLS(_ cluster: LabClusterInventory, events: String) async throws {
         let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
-        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.status == 0, "\(verified)")
         let converted = try EventStream(path: events)
         #expect(
             Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
-            "\(verified.output)")
+            "\(verified)")
         #expect(
-            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified.output)")
+            Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified)")
     }
 
     /// Debian's Patroni 3.0.2 configuration for member `host` (address `address`) of scope `lab`, in etcd v3.
@@ -100,7 +100,7 @@ extension LabTests {
 
         // etcd from Keel; then, as a postgresql_cluster deployment on Debian 12 would have it, Debian's Patroni.
         let etcd = try await KeelBinary.run(["deploy", "-i", cluster.path, "--tags", "etcd"])
-        #expect(etcd.status == 0, "\(etcd.output)")
+        #expect(etcd.status == 0, "\(etcd)")
         // The packages on the three hosts at once; then Patroni started on h1 first, so that it leads.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for host in ["h1", "h2", "h3"] {
@@ -138,11 +138,11 @@ extension LabTests {
 
         try (variables + "keel_upgrade_patroni: true\n").write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let upgrade = try await KeelBinary.run(["deploy", "-i", cluster.path])
-        #expect(upgrade.status == 0, "\(upgrade.output)")
+        #expect(upgrade.status == 0, "\(upgrade)")
         for host in ["h1", "h2", "h3"] {
             #expect(
                 upgrade.output.contains("\(host) | changed | Debian's older Patroni, stopped if it runs"),
-                "\(upgrade.output)")
+                "\(upgrade)")
         }
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
         #expect(
@@ -181,8 +181,8 @@ extension LabTests {
             #expect(receiver == ["streaming true"], "\(replica) streams over verified TLS: \(receiver)")
         }
         let again = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
-        #expect(again.status == 0, "\(again.output)")
-        #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(again.output)")
+        #expect(again.status == 0, "\(again)")
+        #expect(try EventStream(path: events).changedPerHost == ["h1": 0, "h2": 0, "h3": 0], "\(again)")
     }
 
 }

@@ -63,10 +63,10 @@ extension LabTests {
         let started = ContinuousClock.now
         let first = try await KeelBinary.run(files.keel("deploy"))
         print("the reference's files deployed in \(ContinuousClock.now - started)")
-        #expect(first.status == 0, "\(first.output)")
+        #expect(first.status == 0, "\(first)")
         try #require(first.status == 0)
         let status = try await KeelBinary.run(files.keel("status"))
-        #expect(status.status == 0 && status.output.contains("healthy"), "\(status.output)")
+        #expect(status.status == 0 && status.output.contains("healthy"), "\(status)")
         let json =
             try JSONSerialization.jsonObject(
                 with: Data(try await KeelBinary.run(files.keel("status", ["--json"])).output.utf8)) as? [String: Any]
@@ -113,7 +113,7 @@ extension LabTests {
         let events = files.inventory + ".events"
         let again = try await KeelBinary.run(files.keel("deploy", ["--events", events]))
         let changed = try EventStream(path: events).changedPerHost
-        #expect(again.status == 0 && changed.values.allSatisfy { $0 == 0 }, "\(changed): \(again.output)")
+        #expect(again.status == 0 && changed.values.allSatisfy { $0 == 0 }, "\(changed): \(again)")
         return files
     }
 }
