@@ -32,7 +32,7 @@ extension LabTests {
             (["--to", first.other], "\(first.other) cannot take over: it is not the synchronous standby"),
         ] {
             let refused = try await KeelBinary.run(switchover + arguments)
-            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused.output)")
+            #expect(refused.status != 0 && refused.output.contains(reason), "\(arguments): \(refused)")
         }
         let cluster = "https://\(address(first.leader)):8008/cluster"
         // Paused once /cluster says so (Patroni reads its configuration back from etcd).
@@ -42,14 +42,14 @@ extension LabTests {
                 + "\(api) \(cluster) | grep -q '\"pause\": true' && break; sleep 1; done")
         let paused = try await KeelBinary.run(switchover + ["--to", first.sync])
         #expect(
-            paused.status != 0 && paused.output.contains("Patroni is paused (maintenance mode)"), "\(paused.output)")
+            paused.status != 0 && paused.output.contains("Patroni is paused (maintenance mode)"), "\(paused)")
         _ = try await remote(
             inventory, first.leader,
             "\(api) -X PATCH -d '{\"pause\": false}' \(config) >/dev/null; for i in $(seq 30); do "
                 + "\(api) \(cluster) | grep -q '\"pause\": true' || break; sleep 1; done")
         _ = try await remote(inventory, first.other, "systemctl stop patroni")
         let stopped = try await KeelBinary.run(switchover + ["--to", first.other])
-        #expect(stopped.status != 0 && stopped.output.contains("the cluster is not healthy"), "\(stopped.output)")
+        #expect(stopped.status != 0 && stopped.output.contains("the cluster is not healthy"), "\(stopped)")
         _ = try await remote(inventory, first.other, "systemctl start patroni")
         _ = try await settled()
         // A lagging candidate: its WAL receiver frozen (still "streaming" to Patroni) while the leader moves on a
@@ -70,32 +70,36 @@ extension LabTests {
         _ = try await remote(inventory, first.other, "kill -CONT \(receiver)")
         #expect(
             lagging.status != 0 && lagging.output.contains("\(first.other) cannot take over: it lags"),
-            "\(lagging.output)")
+            "\(lagging)")
         let unchanged = try await settled()
         #expect(unchanged.leader == first.leader, "refused switchovers change nothing")
         let checked = try await KeelBinary.run(switchover + ["--check"])
         // Under --check, exit 2: a change is pending.
         #expect(
             checked.status == 2 && checked.output.contains("hand the leader's role to \(unchanged.sync)"),
-            "\(checked.output)")
+            "\(checked)")
         #expect(try await settled().leader == first.leader, "a checked switchover changes nothing")
 
         // The switchover, timed from the writer's side: its longest wait between two acknowledged rows.
         let started = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
         let moved = try await KeelBinary.run(switchover + ["--to", unchanged.sync])
         let ended = try #require(try await remote(inventory, writerHost, "sleep 5; date +%s%N").first)
-        #expect(moved.status == 0, "\(moved.output)")
+        #expect(moved.status == 0, "\(moved)")
+        // Keel tells how long after its request the new leader took writes.
+        let told = moved.output.split(separator: "\n").first { $0.contains("\(unchanged.sync) took writes ") }
+        #expect(told != nil, "\(moved)")
         let gap = try await longestWait(inventory, writerHost: writerHost, from: started, to: ended)
-        print("switchover \(first.leader) → \(unchanged.sync): the writer's longest wait \(gap) s")
+        print(
+            "switchover \(first.leader) → \(unchanged.sync): the writer's longest wait \(gap) s; keel: \(told ?? "")")
         #expect(gap < 15, "the write gap: \(gap) s")
         let second = try await settled()
         #expect(second.leader == unchanged.sync, "the named member leads: \(second)")
         let again = try await KeelBinary.run(switchover + ["--to", unchanged.sync])
-        #expect(again.status == 0 && again.output.contains("leads already, nothing to do"), "\(again.output)")
+        #expect(again.status == 0 && again.output.contains("leads already, nothing to do"), "\(again)")
 
         // Once more, to the synchronous standby of the moment (no --to).
         let back = try await KeelBinary.run(switchover)
-        #expect(back.status == 0 && back.output.contains("hand the leader's role to \(second.sync)"), "\(back.output)")
+        #expect(back.status == 0 && back.output.contains("hand the leader's role to \(second.sync)"), "\(back)")
         let third = try await settled()
         #expect(third.leader == second.sync, "\(third)")
     }

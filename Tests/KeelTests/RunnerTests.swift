@@ -83,6 +83,29 @@ struct RunnerTests {
         #expect(console.withLock { $0 } == "alpha | running | command sleep 0.6 …\n")
     }
 
+    @Test("what a step's apply tells (a measured time) follows its changes in the report; --check tells nothing")
+    func findings() async throws {
+        struct Measured: Resource {
+            var description: String { "measured" }
+            var probe: String { "true" }
+            func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+                [Change("measure", .shell("echo took=1.5"))]
+            }
+            func apply(_ changes: [Change], on host: HostExecutor) async throws {
+                let took = ProbeOutput(text: try await host.run("echo took=1.5").stdoutText).fields["took"] ?? "?"
+                host.tell("took \(took) s")
+            }
+            var alwaysChanges: Bool { true }
+        }
+        let playbook = Playbook("findings", summary: "") { Play("measured", on: "alpha") { _ in Measured() } }
+        let (_, applied) = try await run(playbook)
+        #expect(applied.steps.map(\.changes) == [["measure", "took 1.5 s"]])
+        var check = RunOptions()
+        check.check = true
+        let (_, checked) = try await run(playbook, check)
+        #expect(checked.steps.map(\.changes) == [["measure"]])
+    }
+
     @Test("facts already read this run are not read again: the steps see them")
     func knownFacts() async throws {
         let playbook = Playbook("facts", summary: "") {

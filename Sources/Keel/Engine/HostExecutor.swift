@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The mutating handle on one host, given only to ``Resource/apply(_:on:)``.
 ///
@@ -9,15 +10,26 @@ public struct HostExecutor: Sendable {
     let transport: any Transport
     let become: Become?
     let log: @Sendable (String, ExecResult) -> Void
+    let findings: Findings
 
     init(
-        context: HostContext, transport: any Transport, become: Become?,
+        context: HostContext, transport: any Transport, become: Become?, findings: Findings = Findings(),
         log: @escaping @Sendable (String, ExecResult) -> Void
     ) {
         self.context = context
         self.transport = transport
         self.become = become
+        self.findings = findings
         self.log = log
+    }
+
+    /// Adds `finding` (what applying measured: how long clients waited, say) to the step's report, after its
+    /// changes.
+    public func tell(_ finding: String) { findings.lines.withLock { $0.append(finding) } }
+
+    /// What a step's apply told (``tell(_:)``), in order.
+    final class Findings: Sendable {
+        let lines = Mutex<[String]>([])
     }
 
     /// Runs `command` and throws ``CommandFailure`` unless it exits 0.

@@ -61,11 +61,12 @@ struct HostPlayRun {
                 let changed = !changes.isEmpty && !step.resource.isWait
                 // Diffs are read before applying: afterwards the host already holds the new contents.
                 let diffs = changed && (options.check || options.diff) ? await diffs(of: changes) : []
-                if let fresh = try await execute(step, changes, index: index, steps: steps) {
+                let findings = HostExecutor.Findings()
+                if let fresh = try await execute(step, changes, index: index, steps: steps, telling: findings) {
                     outputs.replaceSubrange(index..<index + fresh.count, with: fresh)
                 }
                 var result = report(named: step.name, changed ? .changed : .ok)
-                result.changes = changes.map(\.summary)
+                result.changes = changes.map(\.summary) + findings.lines.withLock { $0 }
                 result.commands = changes.flatMap(\.actions).map(\.description)
                 result.diffs = diffs
                 result.seconds = (ContinuousClock.now - start).seconds
@@ -98,10 +99,13 @@ struct HostPlayRun {
         return false
     }
 
-    /// Unless checking, applies one step's `changes` until the step converges.
+    /// Unless checking, applies one step's `changes` until the step converges; what applying tells goes to
+    /// `findings`.
     /// - Returns: the fresh probe outputs of this step (and of the ones after it, when applying it may have changed
     ///   what they see); nil when nothing was applied.
-    private func execute(_ step: Step, _ changes: [Change], index: Int, steps: [Step]) async throws -> [ProbeOutput]? {
+    private func execute(
+        _ step: Step, _ changes: [Change], index: Int, steps: [Step], telling findings: HostExecutor.Findings
+    ) async throws -> [ProbeOutput]? {
         guard !changes.isEmpty, !options.check else { return nil }
         let (reporter, host, play, slow) = (state.reporter, host, play.name, options.slowStep)
         let notice = Task {
@@ -112,7 +116,7 @@ struct HostPlayRun {
         var attempt = 0
         while true {
             do {
-                try await step.resource.apply(changes, on: executor)
+                try await step.resource.apply(changes, on: executor(telling: findings))
                 let fresh = try await probe(
                     Array(step.resource.affectsOtherResources ? steps[index...] : steps[index...index]))
                 let remaining = try step.resource.changes(from: fresh[0], on: context)
@@ -139,7 +143,7 @@ struct HostPlayRun {
                 continue
             }
             do {
-                try await executor.run(handler.command)
+                try await executor(telling: HostExecutor.Findings()).run(handler.command)
                 await state.reporter.report(
                     .handler(host: host, name: handler.description, status: .changed, error: nil))
             } catch {
@@ -188,10 +192,11 @@ struct HostPlayRun {
         return diffs
     }
 
-    private var executor: HostExecutor {
+    private func executor(telling findings: HostExecutor.Findings) -> HostExecutor {
         let reporter = state.reporter
         let host = self.host
-        return HostExecutor(context: context, transport: session.transport, become: become) { command, result in
+        return HostExecutor(context: context, transport: session.transport, become: become, findings: findings) {
+            command, result in
             reporter.report(
                 .command(
                     host: host, command: command, exitStatus: result.exitStatus, stdout: result.stdoutText,

@@ -26,20 +26,34 @@ struct SwitchedOver: Resource {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
-        let steps =
-            [model.postgres.run("CHECKPOINT") + " >/dev/null"]
-            + Self.handOver(model, from: leader, to: candidate)
-        return [
-            Change(
-                "CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")",
-                .shell(steps.joined(separator: " && ")))
-        ]
+        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(command))]
+    }
+
+    /// Applies the change, and tells how long after the request the candidate took writes (clients through
+    /// HAProxy wait up to its check interval more).
+    func apply(_ changes: [Change], on host: HostExecutor) async throws {
+        let fields = ProbeOutput(text: try await host.run(command).stdoutText).fields
+        if let candidate, let requested = fields["requested"].flatMap(Double.init),
+            let promoted = fields["promoted"].flatMap(Double.init)
+        {
+            host.tell("\(candidate) took writes \(String(format: "%.1f", promoted - requested)) s after the request")
+        }
+    }
+
+    private var command: String {
+        ([model.postgres.run("CHECKPOINT") + " >/dev/null"]
+            + Self.handOver(model, from: leader, to: candidate, timed: true))
+            .joined(separator: " && ")
     }
 
     /// Shell commands, joined by `&&`, that hand the leader's role from `leader` to `candidate` (or the replica
     /// Patroni picks) and wait until the former leader streams from the new one; under synchronous mode, once a
-    /// synchronous standby is named (a replica just restarted may not be one yet).
-    static func handOver(_ model: ClusterModel, from leader: String, to candidate: String?) -> [String] {
+    /// synchronous standby is named (a replica just restarted may not be one yet). When `timed` and `candidate` is
+    /// named, they print `requested=` and `promoted=` (seconds since the epoch) around the candidate's promotion.
+    static func handOver(_ model: ClusterModel, from leader: String, to candidate: String?, timed: Bool = false)
+        -> [String]
+    {
+        let now = "$(date +%s.%N)"
         let api = PatroniAPI(model, member: leader)
         var body: [String: JSONValue] = ["leader": .string(leader)]
         body["candidate"] = candidate.map(JSONValue.string)
@@ -51,13 +65,16 @@ struct SwitchedOver: Resource {
                     seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
                 ).description)
         }
+        if timed && candidate != nil { steps.append("echo requested=\(now)") }
         steps.append(api.send("POST", "/switchover", json: JSONValue.object(body).json, timeout: 60))
         if let candidate {
             steps.append(
                 Poll(
                     until: PatroniAPI(model, member: candidate).isPrimary, seconds: 60,
-                    onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover")
+                    onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover"),
+                    interval: timed ? 0.2 : 1
                 ).description)
+            if timed { steps.append("echo promoted=\(now)") }
         }
         steps.append(
             Poll(
