@@ -25,7 +25,7 @@ extension LabTests {
             "exec", "-i", cluster.path, "--",
             "echo \(Data(pin.utf8).base64EncodedString()) | base64 -d > \(Self.olderReleasesPin)",
         ])
-        #expect(held.status == 0, "\(held.output)")
+        #expect(held.status == 0, "\(held)")
     }
 
     func updates(_ cluster: LabClusterInventory, writerHost: String) async throws {
@@ -37,7 +37,7 @@ extension LabTests {
         #expect(
             before.output.components(separatedBy: "postgresql-15 15.18-0+deb12u1").count - 1 == 3
                 && before.output.components(separatedBy: "haproxy 2.6.12-1+deb12u3").count - 1 == 2,
-            "deployed on the older releases: \(before.output)")
+            "deployed on the older releases: \(before)")
         let leaderBefore = try await members(inventory, within: 60) { _ in true }
         let first = try #require(leaderBefore.first { $0["role"] as? String == "leader" })
         let (leader, timeline) = (first["name"] as? String ?? "", first["timeline"] as? Int ?? 0)
@@ -45,7 +45,7 @@ extension LabTests {
 
         // Nothing newer yet: nothing to do.
         let current = try await KeelBinary.run(update + ["--check"])
-        #expect(current.status == 0 && current.output.contains("is current, nothing to do"), "\(current.output)")
+        #expect(current.status == 0 && current.output.contains("is current, nothing to do"), "\(current)")
 
         // The newer releases appear; the plan lists them per host, from → to.
         _ = try await KeelBinary.run(["exec", "-i", inventory, "--", "rm -f \(Self.olderReleasesPin)"])
@@ -69,27 +69,28 @@ extension LabTests {
                 && checked.output.contains("\(firstReplica): postgresql-15 15.18-0+deb12u1 → 15.20-0+deb12u1")
                 && checked.output.contains("h4: haproxy 2.6.12-1+deb12u3 → 2.6.12-1+deb12u4")
                 && checked.output.contains("hand the leader's role from \(leader) to an updated replica"),
-            "\(checked.output)")
+            "\(checked)")
 
         // Killed once the first replica has its new packages, its Patroni not started yet; run again to the end.
         let unkilled = try await deployKilled(after: "packages updated", on: firstReplica, update)
         #expect(unkilled == nil, "the update ended before \(firstReplica)'s packages changed:\n\(unkilled ?? "")")
         let started = ContinuousClock.now
         let startedOnWriter = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
-        let finished = try await KeelBinary.run(update)
+        let stepTimes = inventory + ".update-timeline"
+        let finished = try await KeelBinary.run(update + ["--events", stepTimes])
         let endedOnWriter = try #require(try await remote(inventory, writerHost, "sleep 3; date +%s%N").first)
         let gap = try await longestWait(inventory, writerHost: writerHost, from: startedOnWriter, to: endedOnWriter)
         print("update after the kill: \(ContinuousClock.now - started); the writer's longest wait \(gap) s")
         #expect(gap < 15, "the write gap: \(gap) s")
-        #expect(finished.status == 0, "\(finished.output)")
+        #expect(finished.status == 0, "\(finished)")
         #expect(
-            finished.output.contains("\(firstReplica): bring it back into service"), "resumed: \(finished.output)")
+            finished.output.contains("\(firstReplica): bring it back into service"), "resumed: \(finished)")
 
         let after = try await KeelBinary.run(["exec", "-i", inventory, "--", versions])
         #expect(
             after.output.components(separatedBy: "postgresql-15 15.20-0+deb12u1").count - 1 == 3
                 && after.output.components(separatedBy: "haproxy 2.6.12-1+deb12u4").count - 1 == 2,
-            "updated: \(after.output)")
+            "updated: \(after)")
         for host in ["h1", "h2", "h3"] {
             let running = try await sql(inventory, host, "SELECT version()")
             #expect(running.output.contains("PostgreSQL 15.20"), "\(host) runs 15.20: \(running.output)")
@@ -101,13 +102,34 @@ extension LabTests {
             "the leader changed exactly once: \(leader) on \(timeline) before, \(leaderAfter) after")
         let events = inventory + ".update-events"
         let again = try await KeelBinary.run(update + ["--events", events])
-        #expect(again.status == 0 && again.output.contains("is current, nothing to do"), "\(again.output)")
-        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again.output)")
+        #expect(again.status == 0 && again.output.contains("is current, nothing to do"), "\(again)")
+        #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again)")
 
         let errors = try await remote(
             inventory, "h3",
             "touch /tmp/reader.stop; sleep 1; echo $(grep -c '^[0-9][0-9]:' /tmp/reader.errors) $(cat /tmp/reader.count)"
         )
         print("the reader through VIP:5001 during the update: \(errors.first ?? "?") (errors, reads)")
+        try await printBeside(try await remote(inventory, "h3", "cat /tmp/reader.errors"), steps: stepTimes)
+    }
+
+    /// Prints each of the reader's `errors` ("HH:MM:SS message") with the update's steps that ended within 5 s of
+    /// it (from the run's `--events` file), to tell what took the reader's service away.
+    private func printBeside(_ errors: [String], steps events: String) async throws {
+        func seconds(_ time: Substring) -> Int? {
+            let parts = time.split(separator: ":").compactMap { Int($0) }
+            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
+        }
+        let steps = try EventStream(path: events).events.compactMap { event -> (Int, String)? in
+            guard event["event"] as? String == "step", let time = event["time"] as? String,
+                let clock = time.split(separator: "T").last?.prefix(8), let at = seconds(clock)
+            else { return nil }
+            return (at, "\(clock) \(event["host"] ?? "") \(event["step"] ?? "") (\(event["seconds"] ?? "?") s)")
+        }
+        for error in errors where !error.isEmpty {
+            print("reader error: \(error)")
+            guard let at = seconds(error.prefix(8)) else { continue }
+            for (time, step) in steps where abs(time - at) <= 5 { print("    beside: \(step)") }
+        }
     }
 }

@@ -22,19 +22,22 @@ struct UpdateFlowTests {
         #expect(PackageUpdate.parse("").isEmpty)
     }
 
-    @Test("a host left out of service first, the replicas, a switchover, the leader, then the balancers")
+    @Test(
+        "a host left out of service first, the replicas, a switchover, the leader, then the balancers, the VIP's last")
     func order() throws {
         let (model, _) = try ClusterModelTests().load()
-        let status = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        var status = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        status.vipHolders = ["10.213.0.14"]
         let flow = try UpdateFlow(
             hosts: [
                 host("10.213.0.14", [haproxy]), host("10.213.0.11", [server]), host("10.213.0.12", [server]),
-                host("10.213.0.13", [], unfinished: true),
+                host("10.213.0.13", [], unfinished: true), host("10.213.0.15", [haproxy]),
             ], status: status, model: model)
         #expect(
             flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "update 10.213.0.13 on 10.213.0.13", "update 10.213.0.12 on 10.213.0.12",
-                "switchover on 10.213.0.11", "update 10.213.0.11 on 10.213.0.11", "update 10.213.0.14 on 10.213.0.14",
+                "switchover on 10.213.0.11", "update 10.213.0.11 on 10.213.0.11", "update 10.213.0.15 on 10.213.0.15",
+                "update 10.213.0.14 on 10.213.0.14",
             ])
         let plan = flow.plan(model) ?? ""
         #expect(

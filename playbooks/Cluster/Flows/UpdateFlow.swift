@@ -4,7 +4,8 @@ import Keel
 /// inventory pins: PostgreSQL stays on its major), one host at a time, each back in service before the next.
 /// Replicas first, each drained (``MemberDrain``), stopped after a CHECKPOINT, updated, started and caught up;
 /// then one switchover to an updated replica and the former leader the same way; then the other hosts (a
-/// balancer with its VIP moved away first, etcd with quorum checked before each member stops). Planned from the
+/// balancer with its VIP moved away first, the VIP's holder last so that the VIP moves once, etcd with quorum
+/// checked before each member stops). Planned from the
 /// hosts: those already current are not touched, and a host an update killed earlier left out of service is
 /// brought back first. Run again, it finds every package current and changes nothing.
 public struct UpdateFlow: ClusterFlow, Sendable {
@@ -20,6 +21,8 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     public let backupUpdates: [String: PackageUpdate]
     public let leader: String
     private let members: Set<String>
+    /// The balancers holding the VIP when the update was planned: updated last of all.
+    private let vipHolders: Set<String>
 
     /// The update of `hosts` (``UpdateSurvey``) on the cluster `status` shows.
     /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
@@ -53,13 +56,16 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         }
         self.leader = leader
         members = Set(model.databaseHosts)
+        vipHolders = Set(status.vipHolders)
     }
 
-    /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, then
-    /// the hosts that are not members.
+    /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, the
+    /// hosts that are not members, and the VIP's holder last (its VIP moves to an updated balancer, and stays).
     var order: [UpdateSurvey.Host] {
         func rank(_ host: UpdateSurvey.Host) -> Int {
-            host.unfinished ? 0 : host.name == leader ? 2 : members.contains(host.name) ? 1 : 3
+            if host.unfinished { return 0 }
+            if host.name == leader { return 2 }
+            return members.contains(host.name) ? 1 : vipHolders.contains(host.name) ? 4 : 3
         }
         return hosts.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
             .map(\.element)
