@@ -4,7 +4,18 @@ import Foundation
 /// them: `shared/fixtures/reference/RELEASE/` beside the repository (or beside a folder holding it), or where
 /// `KEEL_REFERENCE_FIXTURES` points.
 public enum ReferenceFiles {
+    /// The releases with `vars/{main,system,Debian}.yml`.
     public static let releases = ["1.9.0", "2.1.0"]
+    /// Every release, the newest (each role's defaults as `roles/ROLE.yml`) last.
+    public static let allReleases = releases + ["2026-03"]
+
+    /// The release's variables files (paths under `RELEASE/`), in the order the reference reads them.
+    public static func variableFiles(_ release: String) throws -> [String] {
+        guard !releases.contains(release) else { return ["vars/main.yml", "vars/system.yml", "vars/Debian.yml"] }
+        return try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("\(release)/roles").path
+        ).filter { $0.hasSuffix(".yml") }.sorted().map { "roles/\($0)" }
+    }
 
     /// The folder holding `RELEASE/inventory` and `RELEASE/vars/*.yml`.
     public static var directory: URL {

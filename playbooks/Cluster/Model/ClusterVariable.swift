@@ -73,7 +73,7 @@ enum ClusterVariable: String, CaseIterable {
 
     /// The known name closest to `name`, when it is close enough to be the intended one.
     static func suggestion(for name: String) -> String? {
-        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ReferenceVariable.names
+        let known = allCases.map(\.rawValue) + ConnectionVariable.all + ReferenceVariable.knownNames
         // A typo changes a letter or two; a short name that far from a known one is another name, not a typo.
         let limit = name.count >= 12 ? 3 : name.count >= 6 ? 2 : 1
         return known.map { ($0, distance(name, $0)) }.filter { $0.1 <= limit }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0

@@ -15,7 +15,29 @@ public enum ReferenceVariable {
         case notSupportedYet(String)
     }
 
-    static func treatment(of name: String) -> Treatment? { catalog[name] }
+    /// What Keel makes of `name`: its own entry, or else that of the reference's file it comes from.
+    static func treatment(of name: String) -> Treatment? {
+        catalog[name] ?? published[name].flatMap { byFile[$0.file] }
+    }
+
+    /// What Keel makes of the variables of a whole role's defaults (2026-03 layout), unless a name has an entry.
+    private static let byFile: [String: Treatment] = [
+        "consul": .notApplicable("Consul: Keel's DCS is etcd (dcs_type)"),
+        "cloud_resources": .notApplicable(
+            "cloud resources (servers, buckets, load balancers): Keel deploys onto the inventory's hosts"),
+        "firewall": .notApplicable("the firewall is not managed (firewall_enabled_at_boot)"),
+        "upgrade": .notApplicable("pg_upgrade.yml's settings: the major upgrade is not a Keel flow yet"),
+        "update": .equivalent(
+            "keel update checks the cluster's health and replication itself; --only chooses the components"),
+        "wal_g": .notApplicable("WAL-G: Keel backs up with pgBackRest (wal_g_install)"),
+        "etcd": .equivalent("Keel installs Debian's etcd-server package"),
+        "packages": .equivalent("Keel installs Debian's packages, or PGDG's with pgdg_repository"),
+        "pgbackrest": .equivalent("Keel installs pgBackRest with PostgreSQL: from Debian, or from PGDG"),
+        "confd": .equivalent("Keel renders HAProxy's configuration from the model; its checks follow the leader"),
+        "vip_manager": .equivalent(
+            "Keel holds cluster_vip itself: keepalived on the balancers, or on the leader without HAProxy"),
+        "keepalived": .equivalent("Keel configures keepalived for cluster_vip itself"),
+    ]
 
     /// What postgresql_cluster reads from its `vars/Debian.yml` by itself, which its `vars/main.yml` refers to
     /// (`{{ postgresql_log_dir }}`): Debian's layout, which Keel uses too.
@@ -49,12 +71,29 @@ public enum ReferenceVariable {
         }
     }
 
-    /// Every name of the catalog.
+    /// The names with an entry of their own.
     static var names: Dictionary<String, Treatment>.Keys { catalog.keys }
+
+    /// Every name of the reference's files and of the catalog: a near-miss of one is a typo.
+    static var knownNames: Set<String> { Set(catalog.keys).union(published.keys) }
 
     /// Whether `value` is what postgresql_cluster publishes for `name` (in one of its releases).
     static func isPublished(_ value: InventoryValue, for name: String) -> Bool {
-        published[name]?.contains(fingerprint(value)) ?? false
+        published[name]?.values.contains(fingerprint(value)) ?? false
+    }
+
+    /// A variable of the reference's files (``published``).
+    struct Published {
+        /// The file it comes from, in the newest release that has it: a role's defaults (`common`, `consul`…),
+        /// `main`, `system`, `Debian` or `inventory`.
+        let file: String
+        /// The fingerprints of its values in the releases.
+        let values: Set<UInt64>
+
+        init(_ file: String, _ values: Set<UInt64>) {
+            self.file = file
+            self.values = values
+        }
     }
 
     /// FNV-1a of the value's flow text: the published values are known by these, not copied.
@@ -262,6 +301,94 @@ public enum ReferenceVariable {
                 "pre_deploy_command_print_result", "post_deploy_command", "post_deploy_command_timeout",
                 "post_deploy_command_hosts", "post_deploy_command_print", "post_deploy_command_print_result",
             ])
+
+        // The 2026-03 layout's roles/common.yml.
+        add(
+            .notApplicable("time sync is the host's own (ntp_enabled)"),
+            [
+                "chrony_allow_networks", "chrony_enable_logging", "chrony_leapsectz", "chrony_makestep_limit",
+                "chrony_makestep_threshold", "chrony_maxdistance", "chrony_maxupdateskew", "chrony_minsources",
+                "ntp_package",
+            ])
+        add(
+            .equivalent("Keel renders HAProxy's configuration from the model; its checks follow the leader"),
+            ["confd_install", "confd_version"])
+        add(
+            .notApplicable("Consul: Keel's DCS is etcd (dcs_type)"),
+            ["consul_on_dedicated_nodes", "consul_tls_ca_key", "consul_tls_dir"])
+        add(.notApplicable("Keel adds or removes no logrotate rule"), ["disable_logrotate_for_postgresql"])
+        add(
+            .equivalent(
+                "Keel holds the cluster's packages back from unattended-upgrades; keel update updates them"),
+            ["disable_unattended_upgrades"])
+        add(
+            .equivalent("Keel installs Debian's etcd-server package"),
+            ["etcd_bin_dir", "etcd_conf_dir", "etcd_installation_method", "etcd_os_specific_packages", "etcd_packages"])
+        add(.equivalent("etcd runs on the [etcd_cluster] hosts, dedicated or not"), ["etcd_on_dedicated_nodes"])
+        add(
+            .equivalent(
+                "Keel makes the cluster's CA and each host's certificates itself, for etcd, Patroni's API, PostgreSQL "
+                    + "and PgBouncer, and checks them both ways"),
+            [
+                "etcd_client_cert_auth", "etcd_tls_ca_crt", "etcd_tls_ca_key", "etcd_tls_dir", "etcd_tls_server_crt",
+                "etcd_tls_server_key", "patroni_etcd_cacert", "patroni_etcd_cert", "patroni_etcd_key",
+                "patroni_restapi_cafile", "patroni_restapi_certfile", "patroni_restapi_keyfile",
+                "patroni_restapi_protocol", "tls_ca_cert", "tls_ca_key", "tls_cert", "tls_dir", "tls_privatekey",
+                "pgbouncer_tls_dir", "host_type",
+            ])
+        add(
+            .notApplicable("Red Hat family hosts: Keel deploys on Debian"),
+            [
+                "glibc_langpack", "install_epel_repo", "yum_repository", "patroni_rpm_package_repo",
+                "install_postgresql_repo", "install_postgresql_repo_extras", "postgresql_version_minor",
+                "postgresql_package_release",
+            ])
+        add(
+            .equivalent("Keel checks the hosts itself (Debian 12, apt, python3 for Patroni's virtualenv)"),
+            ["pkg_type", "os_minimum_versions", "os_valid_distributions", "python_version"])
+        add(
+            .notSupportedYet("Keel installs the packages each component needs; install others yourself"),
+            [
+                "patroni_os_specific_packages", "postgresql_os_specific_packages", "system_os_specific_packages",
+                "postgresql_package_version_full",
+            ])
+        add(
+            .notSupportedYet("Patroni runs with Keel's settings for these"),
+            [
+                "patroni_failsafe_mode", "patroni_replication_auth_options", "patroni_superuser_auth_options",
+                "postgresql_local_replication_auth_method", "patroni_use_unix_socket", "patroni_use_unix_socket_repl",
+                "patroni_restapi_request_queue_size", "patroni_watchdog_configure_softdog",
+            ])
+        add(
+            .notApplicable("a standby cluster is not supported yet (patroni_standby_cluster)"),
+            ["patroni_standby_cluster_auto_hba"])
+        add(
+            .notSupportedYet(
+                "a cluster starts with initdb and clones replicas from the leader; keel restore restores from pgBackRest"
+            ), ["pgbackrest_patroni_cluster_bootstrap_recovery_conf", "pgbackrest_patroni_cluster_clean_bootstrap"])
+        add(
+            .notApplicable("WAL-G: Keel backs up with pgBackRest (wal_g_install)"),
+            ["wal_g_patroni_cluster_bootstrap_recovery_conf", "wal_g_prefetch_dir_create", "wal_g_prefetch_dir_path"])
+        add(
+            .notSupportedYet("PgBouncer reaches PostgreSQL on its own host (127.0.0.1), without TLS"),
+            [
+                "pgbouncer_server_tls_ca_file", "pgbouncer_server_tls_cert_file", "pgbouncer_server_tls_ciphers",
+                "pgbouncer_server_tls_key_file", "pgbouncer_server_tls_protocols", "pgbouncer_server_tls_sslmode",
+            ])
+        add(
+            .notSupportedYet("Keel runs no commands or file copies of yours around a deploy"),
+            ["pre_deploy_command_log", "post_deploy_command_log"])
+        add(
+            .notSupportedYet("archiving is pgBackRest's archive-push when pgbackrest_install is true"),
+            ["postgresql_archive_command"])
+        add(
+            .notSupportedYet(
+                "Keel sets no parameters from the host's memory by itself: give them in postgresql_parameters"),
+            ["local_postgresql_parameters"])
+        add(
+            .notSupportedYet(
+                "Keel leaves the host's own settings (DNS, time, locale, swap, kernel, limits, SSH, sudo, firewall, mounts) to you"
+            ), ["sysctl_file"])
         return catalog
     }()
 }
