@@ -82,6 +82,13 @@ extension LabTests {
         return members
     }
 
+    /// The hosts whose rolling restart for pending parameter changes changed something in the run `events` record.
+    func restarted(_ events: String) throws -> [String] {
+        try EventStream(path: events).changedSteps.filter {
+            $0.hasSuffix(": rolling restart of members with pending parameter changes")
+        }
+    }
+
     func streamingReplicas(_ members: [[String: Any]]) -> [String] {
         members.filter {
             ["replica", "sync_standby"].contains($0["role"] as? String) && $0["state"] as? String == "streaming"
@@ -111,6 +118,7 @@ extension LabTests {
         let events = inventory + ".events"
         let first = try await KeelBinary.run(["deploy", "-i", inventory, "--events", events])
         #expect(first.status == 0, "\(first)")
+        #expect(try restarted(events).isEmpty, "a new cluster starts with its parameters: \(first)")
         let secrets = try FileManager.default.attributesOfItem(atPath: cluster.directory + "/.keel-secrets.yml")
         #expect((secrets[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         // postgres reads Patroni's files but can replace none; the REST API credentials root feeds to curl are root's.
@@ -437,8 +445,9 @@ extension LabTests {
         ])
         try useRepository("/srv/keel-shared/pgbackrest")
         let events = cluster.path + ".events"
-        let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(deploy.status == 0, "\(deploy)")
+        #expect(try restarted(events).isEmpty, "a new cluster starts with its parameters: \(deploy)")
         let packages = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
         ])

@@ -24,9 +24,17 @@ struct PatroniDynamicConfig: Resource {
     /// The settings Keel owns, typed as Patroni keeps them.
     static func wanted(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.clusterParameters) }
 
-    /// The seed for a new cluster: the same settings with Keel's base parameters only, so that patroni.yml does not
-    /// change on every member (to no effect) when a `postgresql_parameters` entry changes.
-    static func bootstrap(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.baseParameters) }
+    /// The seed for a new cluster: the same settings with Keel's base parameters and those PostgreSQL reads only
+    /// when it starts, so that a new cluster starts with them (no restart on the first deploy); not the others, so
+    /// that patroni.yml does not change on every member (to no effect) when one of those changes.
+    static func bootstrap(_ model: ClusterModel) -> JSONValue {
+        let base = Set(model.baseParameters.map(\.option))
+        return settings(
+            model,
+            parameters: model.clusterParameters.filter {
+                base.contains($0.option) || PostmasterParameters.names.contains($0.option)
+            })
+    }
 
     private static func settings(_ model: ClusterModel, parameters: [ClusterModel.Parameter]) -> JSONValue {
         .object([
