@@ -126,4 +126,26 @@ struct SwitchoverFlowTests {
             environment: ["PATH": path, "CODE": "200", "ANSWER": "Successfully switched over"])
         #expect(done.status == 0 && done.output.isEmpty, "\(done)")
     }
+
+    @Test("the hand-over first waits for transactions older than max_transaction_sec on the leader (15 s unless set)")
+    func longTransactions() throws {
+        let (model, _) = try ClusterModelTests().load()
+        #expect(SwitchedOver.handOver(model, from: "10.213.0.11", to: nil).contains { $0.contains("'15 seconds'") })
+        let (patient, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\nmax_transaction_sec: 60\n")
+        let steps = SwitchedOver.handOver(patient, from: "10.213.0.11", to: nil)
+        let wait = try #require(steps.firstIndex { $0.contains("'60 seconds'") })
+        let post = try #require(steps.firstIndex { $0.contains("/switchover") })
+        #expect(wait < post)
+        // Run with a psql that finds no such transaction, the wait ends at once.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-xact-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Shell.writeExecutable(scratch.appendingPathComponent("runuser").path, "#!/bin/sh\ncat >/dev/null\necho 0\n")
+        let none = try Shell.capture(
+            "/bin/sh", ["-c", steps[wait]], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+        #expect(none.status == 0 && none.output.isEmpty, "\(none)")
+        #expect(
+            ClusterModelTests().error(vars: ClusterModelTests.vars + "\nmax_transaction_sec: 0\n")?.message.contains(
+                "max_transaction_sec") == true)
+    }
 }

@@ -65,6 +65,7 @@ struct SwitchedOver: Resource {
                     seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
                 ).description)
         }
+        steps.append(noLongTransaction(model, on: leader))
         if timed && candidate != nil { steps.append("echo requested=\(now)") }
         steps.append(api.send("POST", "/switchover", json: JSONValue.object(body).json, timeout: 60))
         if let candidate {
@@ -82,5 +83,24 @@ struct SwitchedOver: Resource {
                 onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
             ).description)
         return steps
+    }
+
+    /// How long the hand-over waits for the leader's long transactions to end before it gives up.
+    static let longTransactionWait = 150
+
+    /// Waits (up to ``longTransactionWait`` seconds) until no client transaction older than `max_transaction_sec`
+    /// runs on `leader` (this host): a switchover would end it, and its client would see an error.
+    private static func noLongTransaction(_ model: ClusterModel, on leader: String) -> String {
+        let seconds = model.maximumTransactionSeconds
+        let oldest =
+            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+            + "AND xact_start < now() - interval '\(seconds) seconds'"
+        return Poll(
+            until: "[ \"$(\(model.postgres.run(oldest)))\" = 0 ]", seconds: longTransactionWait,
+            onTimeout: .fail(
+                "a transaction has been running on \(leader) for more than \(seconds) s (max_transaction_sec) for "
+                    + "\(longTransactionWait) s: the switchover would end it; see pg_stat_activity, end it or wait, "
+                    + "then run again")
+        ).description
     }
 }
