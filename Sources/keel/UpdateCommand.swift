@@ -11,13 +11,18 @@ struct UpdateCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: ClusterFlowOptions
-    @Option(help: "Update only these parts (\(UpdatedComponent.allCases.map(\.rawValue).joined(separator: ", "))).")
-    var only: [UpdatedComponent] = UpdatedComponent.allCases
+    @Option(
+        help:
+            "Update only these parts (\(UpdatedComponent.allCases.map(\.rawValue).joined(separator: ", "))); postgresql_cluster's -e target=postgres means --only postgres."
+    )
+    var only: [UpdatedComponent] = []
 
     func run() async throws {
         try await options.run(confirming: [], answers: ConfirmationAnswers()) { model, inventory, fleet in
+            let components = try UpdatedComponent.chosen(
+                only: only, target: model.databaseHosts.first.flatMap { inventory.variables(for: $0)["target"] })
             let fleet = try fleet()
-            let hosts = try await UpdateSurvey.read(model, components: only, inventory: inventory, fleet: fleet)
+            let hosts = try await UpdateSurvey.read(model, components: components, inventory: inventory, fleet: fleet)
             let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
             return try UpdateFlow(hosts: hosts, status: status, model: model)
         }

@@ -200,4 +200,22 @@ struct UpdateFlowTests {
         #expect(!steps.map(\.name).contains("wait for readers and the synchronous role moved away"))
         #expect(steps.compactMap { $0.resource as? PackagesUpdated }.first?.stopping == nil)
     }
+
+    @Test("--only chooses the components; else postgresql_cluster's target=postgres; patroni and system are refused")
+    func chosenComponents() throws {
+        func target(_ value: String) -> Variable { Variable(.string(value), at: SourceLocation(file: "-e", line: 1)) }
+        #expect(try UpdatedComponent.chosen(only: [], target: nil) == UpdatedComponent.allCases)
+        #expect(try UpdatedComponent.chosen(only: [.etcd], target: target("postgres")) == [.etcd])
+        #expect(try UpdatedComponent.chosen(only: [], target: target("postgres")) == [.postgres])
+        for (value, message) in [
+            ("patroni", "keeps Patroni at patroni_version"), ("system", "not the whole system"),
+            ("kernel", "is not one of postgres, patroni, system"),
+        ] {
+            #expect {
+                try UpdatedComponent.chosen(only: [], target: target(value))
+            } throws: {
+                "\($0)".contains("target=\(value) (-e:1)") && "\($0)".contains(message)
+            }
+        }
+    }
 }

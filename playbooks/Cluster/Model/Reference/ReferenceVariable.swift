@@ -28,7 +28,8 @@ public enum ReferenceVariable {
         "firewall": .notApplicable("the firewall is not managed (firewall_enabled_at_boot)"),
         "upgrade": .notApplicable("pg_upgrade.yml's settings: the major upgrade is not a Keel flow yet"),
         "update": .equivalent(
-            "keel update checks the cluster's health and replication itself; --only chooses the components"),
+            "keel update checks the cluster's health and replication itself; --only (or target=postgres) chooses "
+                + "the components"),
         "wal_g": .notApplicable("WAL-G: Keel backs up with pgBackRest (wal_g_install)"),
         "etcd": .equivalent("Keel installs Debian's etcd-server package"),
         "packages": .equivalent("Keel installs Debian's packages, or PGDG's with pgdg_repository"),
