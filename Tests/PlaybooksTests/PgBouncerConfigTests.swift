@@ -29,4 +29,31 @@ struct PgBouncerConfigTests {
         #expect(!text.contains("listen_addr") && text.contains("client_tls_sslmode = prefer\n"), "\(text)")
         #expect(text.contains("\nserver_login_retry = 1\n"), "a restarted PostgreSQL is logged in to again after 1 s")
     }
+
+    @Test("pool mode, the connection limit per database and the wait for a server come from the reference's names")
+    func poolSettings() throws {
+        func rendered(_ vars: String) throws -> String {
+            let (model, directory) = try ClusterModelTests().load(vars: ClusterModelTests.vars + vars)
+            let host = HostContext(
+                name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+            let main = try #require(
+                PgBouncerRole(host: host, model: model).steps.compactMap { $0.resource as? Template }.first {
+                    $0.path == "/etc/pgbouncer/pgbouncer.ini"
+                })
+            return try main.render(for: host)
+        }
+        let defaults = try rendered("")
+        #expect(
+            defaults.contains("pool_mode = session\n") && defaults.contains("max_db_connections = 0\n")
+                && defaults.contains("query_wait_timeout = 120\n"), "\(defaults)")
+        let set = try rendered(
+            "\npgbouncer_default_pool_mode: \"transaction\"\npgbouncer_max_db_connections: 300\n"
+                + "pgbouncer_query_wait_timeout: 30\n")
+        #expect(
+            set.contains("pool_mode = transaction\n") && set.contains("max_db_connections = 300\n")
+                && set.contains("query_wait_timeout = 30\n"), "\(set)")
+        let wrong = ClusterModelTests().error(vars: ClusterModelTests.vars + "\npgbouncer_default_pool_mode: \"txn\"\n")
+        #expect(
+            wrong?.message == "pgbouncer_default_pool_mode 'txn' is not a pool mode", "\(String(describing: wrong))")
+    }
 }

@@ -112,6 +112,14 @@ extension ClusterModel {
                 "etcd_tls_enable is true but the cluster has no certificates", at: reader.origin(.etcdTLS),
                 hint: "set tls_cert_generate: true, or etcd_tls_enable: false")
         }
+        model.pgbouncerPoolMode = try reader.string(.pgbouncerPoolMode) ?? "session"
+        if !["session", "transaction", "statement"].contains(model.pgbouncerPoolMode) {
+            throw InventoryError(
+                "pgbouncer_default_pool_mode '\(model.pgbouncerPoolMode)' is not a pool mode",
+                at: reader.origin(.pgbouncerPoolMode), hint: "use session, transaction or statement")
+        }
+        model.pgbouncerMaxDatabaseConnections = try reader.int(.pgbouncerMaxDatabaseConnections, in: 0...100_000) ?? 0
+        model.pgbouncerQueryWaitTimeout = try reader.int(.pgbouncerQueryWaitTimeout, in: 0...86_400) ?? 120
         model.pgbouncerClientTLS =
             try reader.string(.pgbouncerClientTLSMode) ?? (model.tls == nil ? "disable" : "prefer")
         let modes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]

@@ -87,6 +87,14 @@ public struct ClusterModel: Sendable {
     public var etcdTLS = false
     /// PgBouncer's `client_tls_sslmode` (`pgbouncer_client_tls_sslmode`): `prefer` with TLS, else `disable`.
     public var pgbouncerClientTLS = "disable"
+    /// When PgBouncer gives a server connection back to its pool: `session`, `transaction` or `statement`
+    /// (`pgbouncer_default_pool_mode`).
+    public var pgbouncerPoolMode = "session"
+    /// The most server connections PgBouncer opens to one database, 0 for no limit (`pgbouncer_max_db_connections`).
+    public var pgbouncerMaxDatabaseConnections = 0
+    /// How long a client waits for a server connection before PgBouncer gives up, seconds, 0 for ever
+    /// (`pgbouncer_query_wait_timeout`).
+    public var pgbouncerQueryWaitTimeout = 120
 
     /// Each host's address (its `ansible_host`, else its name), by inventory name.
     public var addresses: [String: String] = [:]

@@ -48,6 +48,9 @@ struct PgBouncerRole: Role {
                 "tls_certificate": .string(TLSFiles.patroni.certificate),
                 "tls_key": .string(TLSFiles.patroni.key), "tls_authority": .string(TLSFiles.patroni.authority),
                 "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
+                "pool_mode": .string(model.pgbouncerPoolMode),
+                "max_db_connections": .int(model.pgbouncerMaxDatabaseConnections),
+                "query_wait_timeout": .int(model.pgbouncerQueryWaitTimeout),
                 "pools": .list(
                     model.pgbouncerPools.map {
                         .map([

@@ -241,8 +241,7 @@ public enum ReferenceVariable {
             .notSupportedYet("PgBouncer runs one process from /etc/pgbouncer with Keel's settings and a userlist"),
             [
                 "pgbouncer_processes", "pgbouncer_conf_dir", "pgbouncer_log_dir", "pgbouncer_listen_addr",
-                "pgbouncer_max_db_connections", "pgbouncer_max_prepared_statements", "pgbouncer_query_wait_timeout",
-                "pgbouncer_default_pool_mode", "pgbouncer_admin_users", "pgbouncer_stats_users",
+                "pgbouncer_max_prepared_statements", "pgbouncer_admin_users", "pgbouncer_stats_users",
                 "pgbouncer_ignore_startup_parameters", "pgbouncer_auth_type", "pgbouncer_auth_user",
                 "pgbouncer_auth_username", "pgbouncer_auth_password", "pgbouncer_auth_dbname",
             ])
