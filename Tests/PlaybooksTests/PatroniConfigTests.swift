@@ -120,7 +120,10 @@ extension PatroniConfigTests {
         let template = try #require(
             steps.compactMap { $0.resource as? Template }.first { $0.path == "/etc/patroni/patroni.yml" })
         let text = try template.render(for: host)
-        #expect(text.contains("  dcs:\n    \"loop_wait\": 10\n"), "\(text)")
+        #expect(text.contains("  dcs:\n    \"failsafe_mode\": false\n    \"loop_wait\": 10\n"), "\(text)")
+        let (failsafe, _) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars + "\npatroni_failsafe_mode: true\n")
+        #expect(PatroniDynamicConfig.wanted(failsafe).json.contains(#""failsafe_mode":true"#))
         #expect(text.contains("\n  initdb:\n"), "\(text)")
         #expect(text.contains("  listen: \"10.213.0.12,127.0.0.1:5432\"\n"), "\(text)")
         if let out = ProcessInfo.processInfo.environment["KEEL_DUMP_PATRONI_YML"] {

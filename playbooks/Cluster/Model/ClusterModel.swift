@@ -67,6 +67,9 @@ public struct ClusterModel: Sendable {
     /// How long a step that copies the whole database may take: a replica's clone, the first full backup
     /// (`keel_data_copy_timeout`, seconds).
     public var dataCopyTimeout: Duration = .seconds(21_600)
+    /// Whether the leader keeps its role while etcd cannot be reached, as long as every other member answers it
+    /// (Patroni's failsafe mode, `patroni_failsafe_mode`).
+    public var failsafeMode = false
     /// How long a client's transaction may have run on the leader when a planned switchover would end it
     /// (`max_transaction_sec`, seconds): the hand-over waits for older ones to finish first.
     public var maximumTransactionSeconds = 15

@@ -28,6 +28,7 @@ enum ClusterVariable: String, CaseIterable {
     case patroniLoopWait = "patroni_loop_wait"
     case patroniRetryTimeout = "patroni_retry_timeout"
     case patroniMaximumLag = "patroni_maximum_lag_on_failover"
+    case patroniFailsafeMode = "patroni_failsafe_mode"
     case maximumTransactionSeconds = "max_transaction_sec"
     case patroniVersion = "patroni_version"
     case patroniWheelDigest = "patroni_wheel_sha256"

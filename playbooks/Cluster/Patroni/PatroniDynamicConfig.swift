@@ -45,6 +45,7 @@ struct PatroniDynamicConfig: Resource {
             "synchronous_mode_strict": .bool(model.synchronousModeStrict),
             "synchronous_node_count": .integer(model.synchronousNodeCount),
             "member_slots_ttl": .string(model.memberSlotsTTL),
+            "failsafe_mode": .bool(model.failsafeMode),
             "postgresql": .object([
                 "use_pg_rewind": .bool(true), "use_slots": .bool(true),
                 "parameters": .object(

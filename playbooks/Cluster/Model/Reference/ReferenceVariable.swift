@@ -355,7 +355,7 @@ public enum ReferenceVariable {
         add(
             .notSupportedYet("Patroni runs with Keel's settings for these"),
             [
-                "patroni_failsafe_mode", "patroni_replication_auth_options", "patroni_superuser_auth_options",
+                "patroni_replication_auth_options", "patroni_superuser_auth_options",
                 "postgresql_local_replication_auth_method", "patroni_use_unix_socket", "patroni_use_unix_socket_repl",
                 "patroni_restapi_request_queue_size", "patroni_watchdog_configure_softdog",
             ])
