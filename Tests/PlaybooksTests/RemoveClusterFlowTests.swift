@@ -54,6 +54,11 @@ struct RemoveClusterFlowTests {
             (RemoveClusterFlow(survey: begun, deleteBackups: false, purgePackages: false).plan(model) ?? "")
                 .contains("etcd itself is removed: an earlier run of this removal began removing it"))
         #expect(all.packages(on: "10.213.0.16", model) == ["pgbackrest"])
+        #expect(
+            all.packages(on: "10.213.0.11", model) == [
+                "postgresql-15", "postgresql-client-15", "pgbouncer", "etcd-server", "etcd-client", "pgbackrest",
+            ])
+        #expect(all.packages(on: "10.213.0.14", model) == ["haproxy", "socat", "keepalived"])
         #expect(kept.packages(on: "10.213.0.16", model).isEmpty, "pgBackRest stays where backups are kept")
     }
 

@@ -28,15 +28,15 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
     func packages(on host: String, _ model: ClusterModel) -> [String] {
         var packages: [String] = []
         if model.databaseHosts.contains(host) {
-            packages += ["postgresql-\(model.postgresVersion)", "postgresql-client-\(model.postgresVersion)"]
-            if model.pgbouncer { packages.append("pgbouncer") }
+            packages += [PostgresPackages.server(model), PostgresPackages.client(model)]
+            if model.pgbouncer { packages += PgBouncerRole.packages }
         }
-        if removeEtcd && model.etcdHosts.contains(host) { packages += ["etcd-server", "etcd-client"] }
-        if model.balancerHosts.contains(host) { packages += ["haproxy", "keepalived"] }
+        if removeEtcd && model.etcdHosts.contains(host) { packages += EtcdRole.packages }
+        if model.balancerHosts.contains(host) { packages += HAProxyRole.packages + KeepalivedRole.packages }
         if let backups = model.backups,
             model.databaseHosts.contains(host) || (deleteBackups && host == backups.repositoryHost)
         {
-            packages.append("pgbackrest")
+            packages += PgBackRestDatabaseRole.packages
         }
         return packages
     }

@@ -17,8 +17,8 @@ public enum UpdatedComponent: String, CaseIterable, Sendable {
             case .etcd: EtcdRole.packages
             }
         let withServer =
-            self == .postgres && installed.contains("postgresql-\(model.postgresVersion)")
-            ? ["postgresql-client-\(model.postgresVersion)", "libpq5"] : []
+            self == .postgres && installed.contains(PostgresPackages.server(model))
+            ? [PostgresPackages.client(model), PostgresPackages.library] : []
         return own.filter(installed.contains) + withServer
     }
 }

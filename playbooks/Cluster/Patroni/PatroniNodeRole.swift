@@ -15,7 +15,7 @@ struct PatroniNodeRole: Role {
     /// PostgreSQL from Debian (or PGDG) and the Python libraries Patroni uses from the system.
     static func packages(_ model: ClusterModel) -> [String] {
         [
-            "postgresql-\(model.postgresVersion)", "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd",
+            PostgresPackages.server(model), "etcd-client", "python3-venv", "python3-psycopg2", "python3-etcd",
             "python3-urllib3", "python3-yaml", "python3-click", "python3-prettytable", "python3-dateutil",
             "python3-psutil", "python3-cdiff",
         ]
