@@ -59,7 +59,7 @@ extension LabTests {
         let points = [
             ("template /etc/default/etcd", "h1"), ("template /etc/patroni/patroni.yml", "h3"),
             ("service patroni", "h1"), ("service patroni", "h2"),
-            ("command systemctl reset-failed keel-first-backup", "h4"),
+            ("first full backup of stanza", "h4"),
         ]
         try await holdOlderReleases(cluster)
         var secrets: String?

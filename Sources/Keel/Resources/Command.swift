@@ -8,19 +8,22 @@ public struct Command: Resource {
     public var input: Secret?
     /// How long the command may run.
     public var timeout: Duration
+    /// What the command does, in a few words, as reports name the step (the command itself shows under `-v`).
+    public var what: String?
 
     public init(
-        _ command: String, creates: String? = nil, unless: String? = nil, input: Secret? = nil,
+        _ command: String, what: String? = nil, creates: String? = nil, unless: String? = nil, input: Secret? = nil,
         timeout: Duration = .seconds(600)
     ) {
         self.command = command
+        self.what = what
         self.creates = creates
         self.unless = unless
         self.input = input
         self.timeout = timeout
     }
 
-    public var description: String { "command \(command)" }
+    public var description: String { what ?? "command \(command)" }
 
     public var probe: String {
         var checks: [String] = []

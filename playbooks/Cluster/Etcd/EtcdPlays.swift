@@ -59,7 +59,7 @@ enum EtcdPlays {
             Play("etcd stopped", on: model.pattern(leaving), tags: ["etcd"]) { _ in
                 Service("etcd", state: .stopped, enabled: false)
                 Command(
-                    "rm -rf \(EtcdBootstrap.dataDirectory) \(EtcdBootstrap.file)",
+                    "rm -rf \(EtcdBootstrap.dataDirectory) \(EtcdBootstrap.file)", what: "etcd's data deleted",
                     unless: "[ ! -e \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(EtcdBootstrap.file) ]")
             },
         ]

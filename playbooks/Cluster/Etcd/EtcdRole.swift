@@ -43,7 +43,7 @@ struct EtcdRole: Role {
         FlushHandlers()
         // Members block in start-up until a quorum is up, so the first one must not wait for the others.
         Command(
-            "systemctl enable etcd && systemctl start --no-block etcd",
+            "systemctl enable etcd && systemctl start --no-block etcd", what: "etcd enabled and started",
             unless: "systemctl is-enabled -q etcd && systemctl is-active etcd | grep -qx -e active -e activating")
         WaitFor(
             .command(Etcdctl(model, member: model.address(of: host.name)).health, what: "etcd healthy"),

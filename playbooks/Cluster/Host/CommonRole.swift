@@ -13,7 +13,9 @@ struct CommonRole: Role {
             // The name resolves before the host takes it: sudo and others look their own name up.
             LineInFile("/etc/hosts", line: "127.0.1.1 \(name)", matching: #"^127\.0\.1\.1\s"#)
             File("/etc/hostname", content: name + "\n")
-            Command("hostname \(shellQuote(name))", unless: "[ \"$(hostname)\" = \(shellQuote(name)) ]")
+            Command(
+                "hostname \(shellQuote(name))", what: "hostname \(name)",
+                unless: "[ \"$(hostname)\" = \(shellQuote(name)) ]")
         }
         Package("ca-certificates", "curl", "iproute2", "procps", "python3")
         Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)

@@ -44,6 +44,7 @@ struct PatroniNodeRole: Role {
                 "rm -rf \(venv) && python3 -m venv --system-site-packages \(venv) && "
                     + "\(venv)/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
                     + "ln -sfn \(venv)/bin /opt/patroni/bin.new && mv -T /opt/patroni/bin.new /opt/patroni/bin",
+                what: "Patroni \(model.patroniVersion) installed in \(venv)",
                 unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]"
             ).onChange(restart.handler)
             Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")

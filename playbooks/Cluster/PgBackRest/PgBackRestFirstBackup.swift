@@ -21,16 +21,18 @@ struct PgBackRestFirstBackup: Role {
         let done = "\(pgbackrest("info")) | grep -q 'full backup:'"
         let unit = "keel-first-backup"
         Command(
-            Self.waitingForLock(pgbackrest("stanza-create")),
+            Self.waitingForLock(pgbackrest("stanza-create")), what: "pgBackRest stanza \(backups.stanza) created",
             unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
         Command(
             "systemctl reset-failed \(unit) 2>/dev/null; systemd-run --quiet --unit=\(unit) "
                 + "--description='Keel: the first full backup of stanza \(backups.stanza)' /bin/sh -c "
                 + shellQuote("\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))"),
+            what: "first full backup of stanza \(backups.stanza) started",
             unless: "\(elsewhere)\(done) || systemctl is-active -q \(unit)")
         Command(
             "while systemctl is-active -q \(unit); do sleep 2; done; \(done) || "
                 + "{ journalctl -u \(unit) -n 20 --no-pager -o cat >&2; exit 1; }",
+            what: "wait for the first full backup",
             unless: "\(elsewhere)\(done)", timeout: timeout)
     }
 
