@@ -86,7 +86,9 @@ struct RunArguments: ParsableArguments {
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
             limit: limit, forks: forks, stop: stop)
         var reporters: [any Reporter] = [
-            ConsoleReporter(verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal)
+            ConsoleReporter(
+                verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal,
+                live: isatty(STDOUT_FILENO) == 1, noticeDelay: options.slowStep)
         ]
         if let events { reporters.append(try EventLog(path: events)) }
         var runner = Runner(

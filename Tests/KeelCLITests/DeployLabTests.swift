@@ -445,9 +445,21 @@ extension LabTests {
         ])
         try useRepository("/srv/keel-shared/pgbackrest")
         let events = cluster.path + ".events"
-        let deploy = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        // At a terminal, as a person runs it: long steps are live lines at the bottom, redrawn in place.
+        let deploy = try await KeelBinary.runOnTerminal(["deploy", "-i", cluster.path, "--events", events])
         #expect(deploy.status == 0, "\(deploy)")
         #expect(try restarted(events).isEmpty, "a new cluster starts with its parameters: \(deploy)")
+        let screen = deploy.output.replacingOccurrences(
+            of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+        let live = screen.split(separator: "\n").compactMap { line -> Int? in
+            guard line.contains(" | running | "),
+                let seconds = line.split(separator: " … ").last?.split(separator: " ").first
+            else { return nil }
+            return Int(seconds)
+        }
+        #expect(
+            deploy.output.contains("\u{1B}[J") && (live.max() ?? 0) > 6 && screen.contains("\nRECAP\n"),
+            "live lines counting up (seconds: \(live)), erased and redrawn: \(deploy)")
         let packages = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
         ])

@@ -20,4 +20,18 @@ enum KeelBinary {
         let (status, output) = try await Shell.captureAsync(path, arguments, environment: merged)
         return KeelRun(status: status, output: output)
     }
+
+    /// Runs keel with `arguments` under a pseudo-terminal (`script`), as a person at a terminal sees it: the output
+    /// is what reached the screen, escape sequences included.
+    static func runOnTerminal(_ arguments: [String]) async throws -> KeelRun {
+        let line = ([path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            .joined(separator: " ")
+        var environment = ProcessInfo.processInfo.environment
+        environment["SSH_AUTH_SOCK"] = nil
+        environment["NO_COLOR"] = nil
+        environment["TERM"] = "xterm"
+        let (status, output) = try await Shell.captureAsync(
+            "/usr/bin/script", ["-qfec", line, "/dev/null"], environment: environment)
+        return KeelRun(status: status, output: output.replacingOccurrences(of: "\r\n", with: "\n"))
+    }
 }

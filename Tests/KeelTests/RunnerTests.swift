@@ -83,6 +83,34 @@ struct RunnerTests {
         #expect(console.withLock { $0 } == "alpha | running | command sleep 0.6 …\n")
     }
 
+    @Test("on a terminal, a running step is a live line redrawn in place; its result replaces it; the recap ends it")
+    func liveLines() async throws {
+        let screen = Mutex("")
+        let console = ConsoleReporter(colors: false, live: true, noticeDelay: .seconds(5)) { chunk in
+            screen.withLock { $0 += chunk }
+        }
+        console.report(.stepRunning(host: "alpha", play: "slow", step: "package postgresql-15"))
+        #expect(screen.withLock { $0 }.hasSuffix("alpha | running | package postgresql-15 … 5 s\n"))
+        // Redrawn in place every second: up one line, cleared, drawn again with the time it has run.
+        let redraw = "\u{1B}[1F\u{1B}[Jalpha | running | package postgresql-15 … "
+        var seconds = 5
+        for _ in 0..<100 where seconds < 6 {
+            try await Task.sleep(for: .milliseconds(100))
+            let last = screen.withLock { $0 }.components(separatedBy: redraw).last ?? ""
+            seconds = Int(last.prefix { $0.isNumber }) ?? 5
+        }
+        #expect(seconds >= 6, "\(screen.withLock { $0 })")
+        let done = StepReport(
+            host: "alpha", play: "slow", step: "package postgresql-15", status: .changed, changes: [], commands: [],
+            diffs: [], seconds: 41, error: nil)
+        console.report(.step(done))
+        #expect(screen.withLock { $0 }.hasSuffix("\u{1B}[1F\u{1B}[Jalpha | changed | package postgresql-15 (41.0 s)\n"))
+        console.report(.finished(Recap()))
+        let final = screen.withLock { $0 }
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(screen.withLock { $0 } == final, "nothing drawn after the recap")
+    }
+
     @Test("what a step's apply tells (a measured time) follows its changes in the report; --check tells nothing")
     func findings() async throws {
         struct Measured: Resource {

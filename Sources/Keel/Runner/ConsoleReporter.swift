@@ -2,7 +2,9 @@ import Foundation
 import Synchronization
 
 /// Live, human-readable progress: a line per step per host as it finishes (with colours on a terminal, plain
-/// when piped), the plan's changes and diffs, and a recap per host with the slowest steps.
+/// when piped), the plan's changes and diffs, and a recap per host with the slowest steps. A step that runs long
+/// is shown while it runs: on a terminal in a block of live lines at the bottom (``LiveSteps``), otherwise once,
+/// when it has run ``RunOptions/slowStep``, so that a log shows where a run waits.
 public final class ConsoleReporter: Reporter {
     public enum Verbosity: Int, Sendable { case normal, commands, output }
 
@@ -10,19 +12,41 @@ public final class ConsoleReporter: Reporter {
     private let colors: Bool
     private let write: @Sendable (String) -> Void
     private let lock = Mutex(())
+    private let live: LiveSteps?
 
-    /// - Parameter write: where the text goes; standard output by default.
+    /// - Parameters:
+    ///   - live: whether running steps are redrawn in place (a terminal); `noticeDelay` is how long a step has run
+    ///     when the run says it runs.
+    ///   - write: where the text goes; standard output by default.
     public init(
         verbosity: Verbosity = .normal,
         colors: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+        live: Bool = false, noticeDelay: Duration = RunOptions().slowStep,
         write: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
     ) {
         self.verbosity = verbosity
         self.colors = colors
         self.write = write
+        let dim: @Sendable (String) -> String = { colors ? "\u{1B}[2m\($0)\u{1B}[0m" : $0 }
+        self.live = live ? LiveSteps(noticeDelay: noticeDelay, dim: dim, write: write) : nil
     }
 
     public func report(_ event: RunEvent) {
+        if let live {
+            switch event {
+            case .stepRunning(let host, _, let step):
+                return live.running(SecretRegistry.mask(step), on: host)
+            case .step(let report):
+                return live.write(above: SecretRegistry.mask(render(event)), finished: report.host)
+            case .finished:
+                live.end()
+            default:
+                break
+            }
+            let text = SecretRegistry.mask(render(event))
+            if !text.isEmpty { live.write(above: text) }
+            return
+        }
         let text = SecretRegistry.mask(render(event))
         guard !text.isEmpty else { return }
         lock.withLock { _ in write(text) }

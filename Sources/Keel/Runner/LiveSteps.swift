@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+
+/// On a terminal, the steps still running, one line per host with how long each has run, kept at the bottom of
+/// the screen and redrawn in place every second; the lines of finished steps scroll above them.
+final class LiveSteps: Sendable {
+    private struct Running {
+        var step: String
+        var since: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var running: [String: Running] = [:]
+        /// How many lines of the block are on the screen now.
+        var drawn = 0
+        var ended = false
+    }
+
+    private let state = Mutex(State())
+    private let write: @Sendable (String) -> Void
+    private let dim: @Sendable (String) -> String
+    /// How long a step had run when the run first said so.
+    private let noticeDelay: Duration
+
+    init(
+        noticeDelay: Duration, dim: @escaping @Sendable (String) -> String,
+        write: @escaping @Sendable (String) -> Void
+    ) {
+        self.noticeDelay = noticeDelay
+        self.dim = dim
+        self.write = write
+        Task.detached { [weak self] in
+            while let self, !self.state.withLock(\.ended) {
+                self.redraw(nil)
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// `host`'s `step` has been running for ``noticeDelay``.
+    func running(_ step: String, on host: String) {
+        state.withLock { $0.running[host] = Running(step: step, since: .now - noticeDelay) }
+        redraw(nil)
+    }
+
+    /// Writes `text` (finished steps, a recap) above the block; `host`'s step, when given, is no longer running.
+    func write(above text: String, finished host: String? = nil) {
+        if let host { state.withLock { _ = $0.running.removeValue(forKey: host) } }
+        redraw(text)
+    }
+
+    /// Erases the block for good: the run is over.
+    func end() {
+        state.withLock { state in
+            write(Self.erase(state.drawn))
+            state.drawn = 0
+            state.running = [:]
+            state.ended = true
+        }
+    }
+
+    /// Erases the block, writes `text` (if any) and draws the block again, in one write.
+    private func redraw(_ text: String?) {
+        state.withLock { state in
+            guard !state.ended else {
+                if let text { write(text) }
+                return
+            }
+            guard text != nil || !state.running.isEmpty || state.drawn > 0 else { return }
+            let width = Self.columns - 1
+            let lines = state.running.keys.sorted().map { host in
+                let running = state.running[host]!
+                let seconds = Int((ContinuousClock.now - running.since).components.seconds)
+                let line = "\(host) | running | \(running.step) … \(seconds) s"
+                return dim(line.count > width ? String(line.prefix(width - 1)) + "…" : line)
+            }
+            write(Self.erase(state.drawn) + (text ?? "") + lines.map { $0 + "\n" }.joined())
+            state.drawn = lines.count
+        }
+    }
+
+    /// Moves up `lines` lines and clears to the end of the screen.
+    private static func erase(_ lines: Int) -> String { lines == 0 ? "" : "\u{1B}[\(lines)F\u{1B}[J" }
+
+    /// The terminal's width (80 when it does not say).
+    private static var columns: Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 else { return 80 }
+        return Int(size.ws_col)
+    }
+}
