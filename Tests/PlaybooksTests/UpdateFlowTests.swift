@@ -218,4 +218,22 @@ struct UpdateFlowTests {
             }
         }
     }
+
+    @Test("a replica further behind than max_replication_lag_bytes (10 MiB unless set) refuses the update")
+    func lagging() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let behind = try SwitchoverFlowTests().status([
+            ("10.213.0.12", "sync_standby", "streaming", 3, 0), ("10.213.0.13", "replica", "streaming", 3, 20 << 20),
+        ])
+        #expect {
+            try UpdateFlow(hosts: [host("10.213.0.12", [server])], status: behind, model: model)
+        } throws: {
+            "\($0)".contains("10.213.0.13 is 20971520 bytes behind (max_replication_lag_bytes: 10485760)")
+        }
+        let (patient, _) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars + "\nmax_replication_lag_bytes: 30000000\n")
+        #expect(throws: Never.self) {
+            try UpdateFlow(hosts: [host("10.213.0.12", [server])], status: behind, model: patient)
+        }
+    }
 }

@@ -52,7 +52,7 @@ final class LiveSteps: Sendable {
     /// Erases the block for good: the run is over.
     func end() {
         state.withLock { state in
-            write(Self.erase(state.drawn))
+            if state.drawn > 0 { write(Self.erase(state.drawn)) }
             state.drawn = 0
             state.running = [:]
             state.ended = true
@@ -68,8 +68,7 @@ final class LiveSteps: Sendable {
             }
             guard text != nil || !state.running.isEmpty || state.drawn > 0 else { return }
             let width = Self.columns - 1
-            let lines = state.running.keys.sorted().map { host in
-                let running = state.running[host]!
+            let lines = state.running.sorted { $0.key < $1.key }.map { host, running in
                 let seconds = Int((ContinuousClock.now - running.since).components.seconds)
                 let line = "\(host) | running | \(running.step) … \(seconds) s"
                 return dim(line.count > width ? String(line.prefix(width - 1)) + "…" : line)

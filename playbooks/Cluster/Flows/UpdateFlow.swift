@@ -28,11 +28,24 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     /// - Throws: ``FlowError`` when the cluster is not healthy, unless a killed update left one of its hosts out
     ///   of service (which this run brings back first), or has no leader.
     public init(hosts: [UpdateSurvey.Host], status: ClusterStatus, model: ClusterModel) throws(FlowError) {
+        // A host an earlier update left out of service is brought back first, however it stands now.
+        let unfinished = Set(hosts.filter(\.unfinished).map(\.name))
         try status.refuseUnlessHealthy(
-            model, excusing: Set(hosts.filter(\.unfinished).map(\.name)),
-            because: "an update takes one host at a time out of a healthy cluster")
+            model, excusing: unfinished, because: "an update takes one host at a time out of a healthy cluster")
         guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
             throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
+        }
+        let lagging = status.members.compactMap { member -> String? in
+            guard member.name != leader, !unfinished.contains(member.name), case .bytes(let behind) = member.lag,
+                behind > model.maximumReplicationLagBytes
+            else { return nil }
+            return "\(member.name) is \(behind) bytes behind"
+        }
+        if !lagging.isEmpty {
+            throw FlowError(
+                "replication lags: \(lagging.joined(separator: ", ")) (max_replication_lag_bytes: "
+                    + "\(model.maximumReplicationLagBytes))",
+                hint: "wait until the replicas catch up (keel status), then run again; nothing was changed")
         }
         // pgBackRest talks only to its own version: members and repository host change it together, first.
         let isBackup = { (update: PackageUpdate) in PgBackRestDatabaseRole.packages.contains(update.name) }

@@ -105,6 +105,8 @@ extension ClusterModel {
         model.patroniWheelDigest = try wheelDigest(reader, version: model.patroniVersion)
         model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
         model.maximumTransactionSeconds = try reader.int(.maximumTransactionSeconds, in: 1...86_400) ?? 15
+        model.maximumReplicationLagBytes =
+            try reader.int(.maximumReplicationLagBytes, in: 0...(1 << 50)) ?? 10_485_760
         model.failsafeMode = try reader.bool(.patroniFailsafeMode) ?? false
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)

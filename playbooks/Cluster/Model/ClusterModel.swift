@@ -73,6 +73,8 @@ public struct ClusterModel: Sendable {
     /// How long a client's transaction may have run on the leader when a planned switchover would end it
     /// (`max_transaction_sec`, seconds): the hand-over waits for older ones to finish first.
     public var maximumTransactionSeconds = 15
+    /// How far behind the leader a replica may be when a rolling update begins (`max_replication_lag_bytes`).
+    public var maximumReplicationLagBytes = 10_485_760
     public var withHAProxy: Bool
     public var haproxyPorts: HAProxyPorts
     public var vip: VIP?

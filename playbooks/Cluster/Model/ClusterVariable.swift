@@ -30,6 +30,7 @@ enum ClusterVariable: String, CaseIterable {
     case patroniMaximumLag = "patroni_maximum_lag_on_failover"
     case patroniFailsafeMode = "patroni_failsafe_mode"
     case maximumTransactionSeconds = "max_transaction_sec"
+    case maximumReplicationLagBytes = "max_replication_lag_bytes"
     case patroniVersion = "patroni_version"
     case patroniWheelDigest = "patroni_wheel_sha256"
     case withHAProxy = "with_haproxy_load_balancing"
