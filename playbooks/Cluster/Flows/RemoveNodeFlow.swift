@@ -90,7 +90,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         // Each step relies on the one before (HAProxy no longer routes to it before it stops): the first failure
         // stops the run.
         return Playbook(Self.name, summary: Self.summary, become: true) {
-            PatroniPlays.removalGuard(model, leaving: hosts)
+            RemovalGuard.play(model, leaving: hosts)
             BalancerPlays.haproxy(remaining)
             PatroniPlays.stopped(model, leaving: leavingMembers)
             PatroniPlays.forgotten(model, leaving: leavingMembers)

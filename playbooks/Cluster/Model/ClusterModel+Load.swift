@@ -54,7 +54,8 @@ extension ClusterModel {
         var model = ClusterModel(
             name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
             postgresPort: try reader.int(.postgresqlPort, in: 1...65535) ?? 5432,
-            dataDirectory: try reader.string(.postgresqlDataDirectory) ?? "/var/lib/postgresql/\(version)/main",
+            dataDirectory: try reader.string(.postgresqlDataDirectory)
+                ?? "\(ClusterModel.postgresHome)/\(version)/main",
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
             databases: try databases(reader), extensions: try extensions(reader),
             superuser: try reader.string(.superuserName) ?? "postgres",

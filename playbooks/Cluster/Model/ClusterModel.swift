@@ -21,6 +21,8 @@ public struct ClusterModel: Sendable {
     public var postgresVersion: Int
     /// Where Debian's packages put this version's server programs (pg_ctl, pg_controldata, pg_upgrade).
     public var binDirectory: String { "/usr/lib/postgresql/\(postgresVersion)/bin" }
+    /// The postgres account's home (Debian's), which holds each version's clusters.
+    public static let postgresHome = "/var/lib/postgresql"
     /// The PGDG apt repository, when PostgreSQL and its tools come from it instead of Debian.
     public var pgdg: PGDGRepository?
     public var postgresPort: Int

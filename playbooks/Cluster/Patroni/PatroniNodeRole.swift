@@ -47,7 +47,9 @@ struct PatroniNodeRole: Role {
                 what: "Patroni \(model.patroniVersion) installed in \(venv)",
                 unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]"
             ).onChange(restart.handler)
-            Directory("/var/lib/postgresql/\(model.postgresVersion)", mode: 0o700, owner: "postgres", group: "postgres")
+            Directory(
+                "\(ClusterModel.postgresHome)/\(model.postgresVersion)", mode: 0o700, owner: "postgres",
+                group: "postgres")
             // Root-owned, so that postgres can read what is here but replace none of it.
             Directory("/etc/patroni", mode: 0o750, owner: "root", group: "postgres")
             Directory(PatroniAPI.credentialsDirectory, mode: 0o700)
@@ -143,7 +145,7 @@ struct PatroniNodeRole: Role {
     /// The sudoers entry that lets postgres run exactly ``vipHelper`` up and down.
     static let vipSudoers = "/etc/sudoers.d/keel-vip"
     /// Where Patroni keeps the passwords of its own connections (it writes the file itself).
-    static let pgpass = SSHTrust.databaseHome + "/.pgpass_patroni"
+    static let pgpass = ClusterModel.postgresHome + "/.pgpass_patroni"
 
     /// The VIP when it follows the Patroni leader: its address, and its prefix and interface on this host.
     private var leaderVIP: (address: String, prefix: Int, interface: String)? {

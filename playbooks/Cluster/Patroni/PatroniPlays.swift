@@ -138,14 +138,6 @@ enum PatroniPlays {
         }
     }
 
-    /// Refuses a removal that would leave the running cluster without a leader, quorum or its synchronous
-    /// standbys (``RemovalGuard``); it sees the whole cluster whatever `--limit` says.
-    static func removalGuard(_ model: ClusterModel, leaving: [String]) -> Play {
-        Play("removal guard", on: model.without(leaving).databaseHosts[0], guarding: true, tags: ["always"]) { _ in
-            RemovalGuard(model: model, leaving: leaving)
-        }
-    }
-
     /// The remaining members forget the members `leaving`: their keys in etcd, then their replication slots, one
     /// member at a time.
     static func forgotten(_ model: ClusterModel, leaving: [String]) -> [Play] {

@@ -31,7 +31,7 @@ struct PendingRestart: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         // No member runs yet (a new cluster, with --check): nothing waits for a restart.
         if output.text.isEmpty { return [] }
-        guard let members = try? ClusterStatus.Member.decode(Data(output.text.utf8)).members else {
+        guard let members = try? PatroniMember.decode(Data(output.text.utf8)).members else {
             throw PatroniAPI.unanswered(host)
         }
         let pending = members.filter { $0.pendingRestart == true }

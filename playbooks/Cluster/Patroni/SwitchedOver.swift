@@ -17,7 +17,7 @@ struct SwitchedOver: Resource {
     var probe: String { PatroniAPI.fromAnyMember(model, "/cluster") }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        guard let members = try? ClusterStatus.Member.decode(Data(output.text.utf8)).members else {
+        guard let members = try? PatroniMember.decode(Data(output.text.utf8)).members else {
             throw PatroniAPI.unanswered(host.name)
         }
         let leading = members.first { $0.role == "leader" }?.name

@@ -18,7 +18,7 @@ struct PgBackRestDatabaseRole: Role {
             switch backups.repository {
             case .host(let repositoryHost, let databaseKey, let repositoryKey):
                 try SSHTrust(
-                    user: "postgres", home: SSHTrust.databaseHome, key: databaseKey, accepting: repositoryKey,
+                    user: "postgres", home: ClusterModel.postgresHome, key: databaseKey, accepting: repositoryKey,
                     from: [repositoryHost], host: host, model: model
                 ).steps
             case .shared:

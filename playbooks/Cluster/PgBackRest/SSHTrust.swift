@@ -8,8 +8,7 @@ struct SSHTrust: Role {
     static let command = "/usr/local/lib/keel/pgbackrest-ssh"
     /// What it runs: pgBackRest, for its remote side only.
     static let pgbackrest = "/usr/bin/pgbackrest"
-    /// The home of postgres on a database host, and of pgbackrest on the repository host.
-    static let databaseHome = "/var/lib/postgresql"
+    /// The home of pgbackrest on the repository host (postgres's is ``ClusterModel/postgresHome``).
     static let repositoryHome = "/home/pgbackrest"
 
     /// The files Keel writes in a home's `.ssh`: the key, the one key accepted, the pinned host keys.

@@ -43,7 +43,7 @@ public struct ClusterRemovalSurvey: Sendable {
                 paths.append(PgBackRestPlays.configuration)
             }
             if model.backups?.repositoryHost != nil {
-                paths += SSHTrust.Files(in: SSHTrust.databaseHome).all + [SSHTrust.command]
+                paths += SSHTrust.Files(in: ClusterModel.postgresHome).all + [SSHTrust.command]
             }
         }
         if removingEtcd && model.etcdHosts.contains(host) {

@@ -8,6 +8,13 @@ struct RemovalGuard: Resource {
     let model: ClusterModel
     let leaving: [String]
 
+    /// The guard as a play, read from a member that stays, whatever `--limit` says.
+    static func play(_ model: ClusterModel, leaving: [String]) -> Play {
+        Play("removal guard", on: model.without(leaving).databaseHosts[0], guarding: true, tags: ["always"]) { _ in
+            RemovalGuard(model: model, leaving: leaving)
+        }
+    }
+
     var description: String { "the cluster can spare \(leaving.joined(separator: ", "))" }
 
     var probe: String {
@@ -25,7 +32,7 @@ struct RemovalGuard: Resource {
     }
 
     static func problems(cluster: String, etcd: String, model: ClusterModel, leaving: [String]) -> [String] {
-        guard let members = try? ClusterStatus.Member.decode(Data(cluster.utf8)).members else {
+        guard let members = try? PatroniMember.decode(Data(cluster.utf8)).members else {
             return ["no member's Patroni answers"]
         }
         var problems: [String] = []
