@@ -4,13 +4,15 @@ import Testing
 
 /// Runs killed with SIGKILL at chosen steps, then run again: every rerun converges.
 extension LabTests {
-    /// Starts `keel ARGUMENTS --events FILE` and kills it (SIGKILL) as soon as `reached` says so (it reads the
-    /// events file); returns nil when that came before keel ended on its own, else keel's output.
-    private func deployKilled(_ arguments: [String], when reached: (String) async throws -> Bool) async throws
-        -> String?
-    {
-        let events = FileManager.default.temporaryDirectory.appendingPathComponent("keel-kill-\(UUID().uuidString)")
-            .path
+    /// Starts `keel ARGUMENTS --events FILE` (`events`, or a file of its own) and kills it (SIGKILL) as soon as
+    /// `reached` says so (it reads the events file); returns nil when that came before keel ended on its own, else
+    /// keel's output.
+    private func deployKilled(
+        _ arguments: [String], events: String? = nil, when reached: (String) async throws -> Bool
+    ) async throws -> String? {
+        let events =
+            events
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("keel-kill-\(UUID().uuidString)").path
         let log = events + ".log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -35,8 +37,10 @@ extension LabTests {
     }
 
     /// Kills the deploy as soon as `host` has finished `step` (a prefix of its name); nil when it did.
-    func deployKilled(after step: String, on host: String, _ arguments: [String]) async throws -> String? {
-        try await deployKilled(arguments) { events in
+    func deployKilled(after step: String, on host: String, _ arguments: [String], events: String? = nil)
+        async throws -> String?
+    {
+        try await deployKilled(arguments, events: events) { events in
             events.split(separator: "\n").contains { line in
                 line.contains(#""event":"step""#) && line.contains(#""host":"\#(host)""#)
                     && line.contains(#""step":"\#(step)"#)

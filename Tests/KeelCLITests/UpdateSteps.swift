@@ -72,7 +72,9 @@ extension LabTests {
             "\(checked)")
 
         // Killed once the first replica has its new packages, its Patroni not started yet; run again to the end.
-        let unkilled = try await deployKilled(after: "packages updated", on: firstReplica, update)
+        let killedSteps = inventory + ".update-killed-timeline"
+        let unkilled = try await deployKilled(
+            after: "packages updated", on: firstReplica, update, events: killedSteps)
         #expect(unkilled == nil, "the update ended before \(firstReplica)'s packages changed:\n\(unkilled ?? "")")
         let started = ContinuousClock.now
         let startedOnWriter = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
@@ -110,17 +112,19 @@ extension LabTests {
             "touch /tmp/reader.stop; sleep 1; echo $(grep -c '^[0-9][0-9]:' /tmp/reader.errors) $(cat /tmp/reader.count)"
         )
         print("the reader through VIP:5001 during the update: \(errors.first ?? "?") (errors, reads)")
-        try await printBeside(try await remote(inventory, "h3", "cat /tmp/reader.errors"), steps: stepTimes)
+        try await printBeside(
+            try await remote(inventory, "h3", "cat /tmp/reader.errors"), steps: [killedSteps, stepTimes])
     }
 
     /// Prints each of the reader's `errors` ("HH:MM:SS message") with the update's steps that ended within 5 s of
-    /// it (from the run's `--events` file), to tell what took the reader's service away.
-    private func printBeside(_ errors: [String], steps events: String) async throws {
+    /// it (from the runs' `--events` files: the killed one's and the rerun's), to tell what took the reader's
+    /// service away.
+    private func printBeside(_ errors: [String], steps files: [String]) async throws {
         func seconds(_ time: Substring) -> Int? {
             let parts = time.split(separator: ":").compactMap { Int($0) }
             return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
         }
-        let steps = try EventStream(path: events).events.compactMap { event -> (Int, String)? in
+        let steps = try files.flatMap { try EventStream(path: $0).events }.compactMap { event -> (Int, String)? in
             guard event["event"] as? String == "step", let time = event["time"] as? String,
                 let clock = time.split(separator: "T").last?.prefix(8), let at = seconds(clock)
             else { return nil }
