@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One piece of work on a session (a command, a file transfer), advanced step by step by the session's thread.
 ///
 /// Operations never block: each ``step(_:)`` makes what progress it can and reports whether it moved. Only the
@@ -27,46 +25,4 @@ enum StepOutcome {
     case finished
     /// The server refused a new channel while others are open: try again once one closes.
     case requeue
-}
-
-/// The part of an operation other threads may touch: its cancellation flag.
-final class OperationControl: Sendable {
-    private let cancelled = Atomic<Bool>(false)
-
-    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
-
-    func cancel() { cancelled.store(true, ordering: .releasing) }
-}
-
-/// Hands an operation's outcome to its awaiting task exactly once.
-struct Completion<Value: Sendable> {
-    private var continuation: CheckedContinuation<Value, any Error>?
-
-    init(_ continuation: CheckedContinuation<Value, any Error>) { self.continuation = continuation }
-
-    /// True once the caller has been answered.
-    var isDelivered: Bool { continuation == nil }
-
-    mutating func deliver(_ result: Result<Value, any Error>) {
-        continuation?.resume(with: result)
-        continuation = nil
-    }
-}
-
-/// Spaces out new attempts after the server refused a channel, and gives up when retrying is hopeless.
-struct RefusalBackoff {
-    private(set) var attempts = 0
-    private(set) var notBefore: ContinuousClock.Instant?
-
-    /// Schedules the next attempt; false when it should not be made. While other channels are open, a slot will
-    /// free up; with none open, a server that keeps refusing for about 10 seconds refuses for good.
-    mutating func schedule(othersOpen: Bool) -> Bool {
-        attempts += 1
-        if !othersOpen && attempts > 40 { return false }
-        notBefore = .now + .milliseconds(min(25 * attempts, 250))
-        return true
-    }
-
-    /// Whether the scheduled attempt may be made now.
-    var isDue: Bool { notBefore.map { $0 <= .now } ?? true }
 }

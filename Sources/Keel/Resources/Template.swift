@@ -49,43 +49,6 @@ public struct Template: Resource {
     }
 }
 
-/// A value handed to a template.
-public enum TemplateValue: Sendable {
-    case string(String)
-    case int(Int)
-    case bool(Bool)
-    case list([TemplateValue])
-    case map([String: TemplateValue])
-
-    var stencilValue: Any {
-        switch self {
-        case .string(let text): text
-        case .int(let number): number
-        case .bool(let flag): flag
-        case .list(let items): items.map(\.stencilValue)
-        case .map(let entries): entries.mapValues(\.stencilValue)
-        }
-    }
-}
-
-/// A host's template context (Stencil takes `[String: Any]`, which is not `Sendable`; it is never mutated).
-struct TemplateValues: @unchecked Sendable {
-    let context: [String: Any]
-
-    init(host: String, inventory: Inventory, variables: [String: Variable], facts: Facts) {
-        var context = variables.mapValues { $0.value.stencilValue }
-        context["facts"] = facts.templateValue
-        context["inventory_hostname"] = host
-        context["groups"] = Dictionary(
-            uniqueKeysWithValues: inventory.groupNames.map { ($0, inventory.hostNames(in: $0)) })
-        context["hostvars"] = Dictionary(
-            uniqueKeysWithValues: inventory.hostNames.map { name in
-                (name, inventory.variables(for: name).mapValues { $0.value.stencilValue })
-            })
-        self.context = context
-    }
-}
-
 extension InventoryValue {
     var stencilValue: Any {
         switch self {

@@ -218,42 +218,4 @@ public struct ClusterModel: Sendable {
     public struct HAProxyPorts: Sendable, Equatable {
         public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000
     }
-
-    /// pgBackRest: every database host archives WAL to, and is backed up into, one repository that outlives it.
-    public struct Backups: Sendable {
-        /// Where the repository lives.
-        public enum Repository: Sendable {
-            /// On a host of its own (not a database host), reached over SSH: its `pgbackrest` user takes the
-            /// backups as the database hosts' `postgres`, which archive WAL to it.
-            case host(String, databaseKey: SSHKeyPair, repositoryKey: SSHKeyPair)
-            /// On one filesystem (NFS, …) mounted at the repository's path on every database host; the primary
-            /// takes the backups.
-            case shared
-        }
-
-        public var repository: Repository
-        /// The repository's directory (`pgbackrest_repo_path`), on the repository host or the shared filesystem.
-        public var path: String
-        public var stanza: String
-        public var retentionFull: Int
-        /// systemd calendar expressions for the full and the differential backups.
-        public var fullSchedule: String
-        public var differentialSchedule: String
-
-        /// The repository host, when the repository has one.
-        public var repositoryHost: String? {
-            if case .host(let host, _, _) = repository { host } else { nil }
-        }
-
-        /// The user pgBackRest takes backups as: `pgbackrest` on a repository host, `postgres` on a shared filesystem.
-        public var backupUser: String { repositoryHost == nil ? "postgres" : "pgbackrest" }
-        /// Left in the repository by remove-cluster when the stanza's backups are kept: no new cluster archives
-        /// into a removed one's stanza (its system id differs, and its WAL would mix with the kept backups').
-        public var removedClusterMark: String { "\(path)/keel-removed-\(stanza)" }
-
-        /// The command PostgreSQL archives each WAL segment with.
-        public var archiveCommand: String { "pgbackrest --stanza=\(stanza) archive-push %p" }
-        /// The command a member fetches archived WAL with.
-        public var restoreCommand: String { "pgbackrest --stanza=\(stanza) archive-get %f \"%p\"" }
-    }
 }
