@@ -33,11 +33,15 @@ public struct SSHConfiguration: Sendable {
     /// At most this many channels open at once; more requests wait their turn.
     /// OpenSSH's `MaxSessions` defaults to 10.
     public var maxChannels: Int
+    /// The hosts the connection goes through, in order (OpenSSH's ProxyJump): the first is reached directly,
+    /// each next one through a tunnel the one before opens, and this host through the last one's.
+    public var jumpHosts: [SSHConfiguration]
 
     public init(
         host: String, port: Int = 22, user: String, credentials: [Credential],
         knownHostsPath: String, hostKeyPolicy: HostKeyPolicy = .strict,
-        connectTimeout: Duration = .seconds(10), keepaliveInterval: Int = 15, maxChannels: Int = 8
+        connectTimeout: Duration = .seconds(10), keepaliveInterval: Int = 15, maxChannels: Int = 8,
+        jumpHosts: [SSHConfiguration] = []
     ) {
         self.host = host
         self.port = port
@@ -48,6 +52,7 @@ public struct SSHConfiguration: Sendable {
         self.connectTimeout = connectTimeout
         self.keepaliveInterval = keepaliveInterval
         self.maxChannels = maxChannels
+        self.jumpHosts = jumpHosts
     }
 
     /// The host as known_hosts and messages spell it: `name`, or `[name]:port` off port 22.

@@ -130,6 +130,14 @@ public final class SSHConnection: Sendable {
         }
     }
 
+    /// Asks the server to connect to `host:port` and returns a local socket joined to that connection (what a
+    /// jump host does for a session behind it). The tunnel lives until that socket is closed, or this connection.
+    func forward(to host: String, port: Int, timeout: Duration) async throws -> Int32 {
+        try await submit { control, continuation in
+            ForwardOperation(host: host, port: port, timeout: timeout, control: control, completion: continuation)
+        }
+    }
+
     /// Ends every operation still running and disconnects.
     public func close() async { await owner.close() }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One piece of work on a session (a command, a file transfer), advanced step by step by the session's thread.
 ///
 /// Operations never block: each ``step(_:)`` makes what progress it can and reports whether it moved. Only the
@@ -11,8 +13,14 @@ protocol SessionOperation: AnyObject, Sendable {
     var retryAt: ContinuousClock.Instant? { get }
     /// Advances the operation as far as it can go without waiting.
     func step(_ owner: SessionOwner) -> StepOutcome
+    /// A descriptor of its own the session's thread also waits on, with the events it waits for; nil for none.
+    var descriptor: pollfd? { get }
     /// Reports `error` to the caller now; the operation then only cleans up its channel in later steps.
     func abort(_ error: any Error)
+}
+
+extension SessionOperation {
+    var descriptor: pollfd? { nil }
 }
 
 /// What one ``SessionOperation/step(_:)`` achieved.

@@ -16,7 +16,11 @@ final class SessionOwner: @unchecked Sendable {
 
     // Everything below is touched only by the owning thread.
     private(set) var session: OpaquePointer?
+    /// The session's socket: a TCP connection, or the local end of a jump host's tunnel (set before the thread
+    /// starts).
     private var socket: Int32 = -1
+    /// The connection to the last jump host, which carries the tunnel; closed with this session.
+    private var jumpConnection: SSHConnection?
     private var waiting: [any SessionOperation] = []
     private var active: [any SessionOperation] = []
     private var channelLimit: Int
@@ -58,8 +62,17 @@ final class SessionOwner: @unchecked Sendable {
 
     // MARK: - Called from any thread
 
-    /// Starts the thread; returns once the session is authenticated, or throws why it could not be.
+    /// Starts the thread; returns once the session is authenticated, or throws why it could not be. Through jump
+    /// hosts, the session runs in a tunnel the last of them opens (each reached through those before it).
     func start() async throws {
+        if let last = configuration.jumpHosts.last {
+            var jump = last
+            jump.jumpHosts = Array(configuration.jumpHosts.dropLast())
+            let connection = try await SSHConnection.connect(jump)
+            socket = try await connection.forward(
+                to: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+            jumpConnection = connection
+        }
         try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Void, any Error>) in
             let thread = Thread { self.main(ready) }
             thread.name = "keel-ssh \(configuration.displayHost)"
@@ -129,8 +142,10 @@ final class SessionOwner: @unchecked Sendable {
             throw SSHError(.handshakeFailed, host: host, operation: "connect", message: "libssh2 failed to initialise")
         }
         let deadline = ContinuousClock.now + configuration.connectTimeout
-        socket = try TCPSocket.connect(
-            host: configuration.host, port: configuration.port, deadline: deadline, displayHost: host)
+        if socket < 0 {
+            socket = try TCPSocket.connect(
+                host: configuration.host, port: configuration.port, deadline: deadline, displayHost: host)
+        }
         guard let session = keel_session_init() else {
             throw SSHError(.handshakeFailed, host: host, operation: "handshake", message: "cannot allocate a session")
         }
@@ -241,6 +256,7 @@ final class SessionOwner: @unchecked Sendable {
             if directions & LIBSSH2_SESSION_BLOCK_OUTBOUND != 0 { events |= Int32(POLLOUT) }
             descriptors.append(pollfd(fd: socket, events: Int16(events == 0 ? Int32(POLLIN) : events), revents: 0))
         }
+        descriptors += active.compactMap(\.descriptor)
         var timeout = Int32(max(1, configuration.keepaliveInterval) * 1000)
         // A deadline already past was acted on in `advance` (the operation aborted); counting it again would make
         // every poll return at once, and the thread spin while an aborted transfer waits on the network.
@@ -279,6 +295,7 @@ final class SessionOwner: @unchecked Sendable {
         }
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
+        jumpConnection = nil
         for waiter in waiters { waiter.resume() }
     }
 
