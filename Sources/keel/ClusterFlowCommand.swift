@@ -120,6 +120,9 @@ struct ClusterFlowOptions: ParsableArguments {
         } catch {
             throw CLIError(error.description)
         }
+        if strict, let options = ignoredSSHOptions(of: try targets(of: inventory, inventory.hostNames)) {
+            throw CLIError(options + "\n  hint: --strict refuses them: remove them, or run without --strict")
+        }
         guard let warning = ignored.warning else { return }
         if strict {
             throw CLIError(warning + "\n  hint: --strict refuses them: remove them, or run without --strict")

@@ -68,8 +68,12 @@ struct ConnectionArguments: ParsableArguments {
         }
     }
 
-    /// Connection options, asking for key passphrases the environment does not give.
+    /// Connection options, asking for key passphrases the environment does not give. ssh options of the
+    /// inventory that Keel does not honour are named in a warning.
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {
+        if let warning = ignoredSSHOptions(of: targets) {
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
         let environment = ProcessInfo.processInfo.environment
         var options = ConnectionOptions(
             knownHostsOverride: knownHosts, acceptNewHostKeys: acceptNewHostKeys,
@@ -98,4 +102,17 @@ func targets(of inventory: Inventory, _ hosts: [String]) throws -> [HostTarget] 
     } catch {
         throw CLIError(error.description)
     }
+}
+
+/// The ssh options of `targets`' inventory that Keel has no equivalent for, each once with the hosts it is set
+/// for; nil when there are none.
+func ignoredSSHOptions(of targets: [HostTarget]) -> String? {
+    var hosts: [String: [String]] = [:]
+    for target in targets {
+        for option in target.ignoredSSHOptions { hosts[option, default: []].append(target.name) }
+    }
+    guard !hosts.isEmpty else { return nil }
+    let lines = hosts.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value.joined(separator: ", "))" }
+    return "Keel has no equivalent for these ssh options of the inventory, and ignores them:\n"
+        + lines.joined(separator: "\n")
 }

@@ -408,11 +408,27 @@ extension LabTests {
 
 extension LabTests {
     @Test(
-        "Type B (no HAProxy): three hosts, PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time",
+        "Type B (no HAProxy): three hosts, h3 reached only through h1 as its jump host (ProxyJump in ansible_ssh_common_args), PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time",
         .lab(hosts: 3, fresh: true)
     )
     func deployWithoutBalancers() async throws {
+        // This machine cannot reach h3: every keel run below reaches it through h1.
+        try await Lab.run("block", "h3")
+        do {
+            try await deployWithoutBalancersThroughJumpHost()
+        } catch {
+            try await Lab.run("unblock", "h3")
+            throw error
+        }
+        try await Lab.run("unblock", "h3")
+    }
+
+    private func deployWithoutBalancersThroughJumpHost() async throws {
         let cluster = try LabClusterInventory(databaseHostsOnly: true)
+        let jumped = "h3 ansible_host=10.213.0.13 ansible_ssh_common_args='-o ProxyJump=root@10.213.0.11'\n"
+        try String(contentsOfFile: cluster.path, encoding: .utf8)
+            .replacingOccurrences(of: "h3 ansible_host=10.213.0.13\n", with: jumped)
+            .write(toFile: cluster.path, atomically: true, encoding: .utf8)
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
         // PostgreSQL from a PGDG mirror signed with its own key (the lab's stands in for apt.postgresql.org).

@@ -46,11 +46,16 @@ public struct ConnectionOptions: Sendable {
             }
         }
         if let password = target.password ?? password { credentials.append(.password(password)) }
-        return SSHConfiguration(
-            host: target.address, port: target.port, user: target.user, credentials: credentials,
-            knownHostsPath: knownHostsOverride ?? target.knownHostsFile ?? knownHostsPath,
-            hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict,
-            connectTimeout: connectTimeout)
+        // Jump hosts are reached with the target's credentials and checked against the same known_hosts.
+        let reach = { (host: String, port: Int, user: String) in
+            SSHConfiguration(
+                host: host, port: port, user: user, credentials: credentials,
+                knownHostsPath: knownHostsOverride ?? target.knownHostsFile ?? knownHostsPath,
+                hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict, connectTimeout: connectTimeout)
+        }
+        var configuration = reach(target.address, target.port, target.user)
+        configuration.jumpHosts = target.jumpHosts.map { reach($0.host, $0.port, $0.user ?? target.user) }
+        return configuration
     }
 
     /// The private key files `targets` would use that are encrypted: their passphrases must be asked for.

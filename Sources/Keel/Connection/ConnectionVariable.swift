@@ -9,12 +9,20 @@ public enum ConnectionVariable {
     static let become = ["keel_become", "ansible_become"]
     static let becomeUser = ["keel_become_user", "ansible_become_user"]
     static let knownHostsFile = ["keel_known_hosts_file"]
+    /// Jump hosts, `[user@]host[:port]` comma-separated (OpenSSH's ProxyJump); `none` for none. It wins over
+    /// ssh's own options below.
+    static let proxyJump = ["keel_proxy_jump"]
+    /// ssh's own options, each variable read whole (both apply): their jump hosts are honoured, others named.
+    static let sshArguments = ["ansible_ssh_common_args", "ansible_ssh_extra_args"]
     /// Set by Ansible, or meaningful only to it.
     static let ignored = [
-        "ansible_connection", "ansible_become_method", "ansible_python_interpreter", "ansible_ssh_common_args",
+        "ansible_connection", "ansible_become_method", "ansible_python_interpreter",
     ]
 
     /// Every name above.
     public static let all: Set<String> = Set(
-        [address, port, user, privateKeyFile, password, become, becomeUser, knownHostsFile, ignored].joined())
+        [
+            address, port, user, privateKeyFile, password, become, becomeUser, knownHostsFile, proxyJump,
+            sshArguments, ignored,
+        ].joined())
 }

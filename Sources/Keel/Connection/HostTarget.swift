@@ -12,6 +12,10 @@ public struct HostTarget: Sendable {
     public var become: Become?
     /// A known_hosts file named by the inventory (`keel_known_hosts_file`), relative to the inventory.
     public var knownHostsFile: String?
+    /// The hosts the connection goes through (`keel_proxy_jump`, or ssh's options in `ansible_ssh_common_args`).
+    public var jumpHosts: [JumpHost] = []
+    /// ssh's options from the inventory that Keel has no equivalent for, each with where it is written.
+    public var ignoredSSHOptions: [String] = []
 
     public init(
         name: String, address: String, port: Int = 22, user: String, privateKeyFile: String? = nil,
@@ -35,7 +39,7 @@ extension Inventory {
         let reader = VariableReader(host: host, variables: variables(for: host))
         let becomeEnabled = try reader.bool(ConnectionVariable.become) ?? false
         let becomeUser = try reader.string(ConnectionVariable.becomeUser) ?? "root"
-        return HostTarget(
+        var target = HostTarget(
             name: host,
             address: try reader.string(ConnectionVariable.address) ?? host,
             port: try reader.int(ConnectionVariable.port, in: 1...65535) ?? 22,
@@ -45,6 +49,24 @@ extension Inventory {
             password: try reader.string(ConnectionVariable.password).map(Secret.init),
             become: becomeEnabled ? Become(user: becomeUser) : nil,
             knownHostsFile: try reader.string(ConnectionVariable.knownHostsFile).map(resolvePath))
+        for name in ConnectionVariable.sshArguments {
+            guard let text = try reader.string([name]), let origin = reader.written([name])?.variable.origin else {
+                continue
+            }
+            let arguments = try SSHArguments(text, at: origin)
+            if !arguments.jumpHosts.isEmpty { target.jumpHosts = arguments.jumpHosts }
+            target.ignoredSSHOptions += arguments.ignored.map { "\($0) (\(name), \(origin))" }
+        }
+        if let text = try reader.string(ConnectionVariable.proxyJump) {
+            guard text == "none" || JumpHost.list(text) != nil else {
+                throw InventoryError(
+                    "cannot read keel_proxy_jump '\(text)'",
+                    at: reader.written(ConnectionVariable.proxyJump)?.variable.origin,
+                    hint: "write [user@]host[:port], comma-separated, or none")
+            }
+            target.jumpHosts = text == "none" ? [] : JumpHost.list(text) ?? []
+        }
+        return target
     }
 
     /// Expands `~`; a relative path is taken from the inventory's folder only, so that the directory keel runs in
