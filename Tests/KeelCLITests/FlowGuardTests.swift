@@ -141,6 +141,24 @@ struct FlowGuardTests {
 }
 
 extension FlowGuardTests {
+    @Test("ssh options Keel has no equivalent for: named once with their hosts and file:line, an error with --strict")
+    func ignoredSSHOptions() async throws {
+        let path = try inventory()
+        try
+            (String(contentsOfFile: path, encoding: .utf8)
+            + "\nansible_ssh_common_args='-o ControlMaster=auto -o StrictHostKeyChecking=no'\n").write(
+                toFile: path, atomically: true, encoding: .utf8)
+        try await refused(
+            ["deploy", "--check", "--strict"], "Keel has no equivalent for these ssh options", inventory: path)
+        let run = try await KeelBinary.run(["deploy", "-i", path, "--check"])
+        #expect(
+            run.output.contains("warning: Keel has no equivalent for these ssh options")
+                && run.output.contains("-o ControlMaster=auto (ansible_ssh_common_args, \(path):21): h1, h2, h3")
+                && run.output.contains("-o StrictHostKeyChecking=no (host keys are always checked"),
+            "\(run)")
+        #expect(run.output.components(separatedBy: "no equivalent for these").count == 2, "one warning: \(run)")
+    }
+
     @Test(
         "autobase 2026-03's inventory and roles/common.yml as a user has them: every variable classified, none refused, the model's checks passed"
     )
