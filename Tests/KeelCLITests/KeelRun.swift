@@ -9,7 +9,7 @@ struct KeelRun: CustomStringConvertible {
     var description: String {
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         let tail = lines.suffix(40)
-        let failed = lines.dropLast(tail.count).filter { $0.contains("| failed |") || $0.hasPrefix("error:") }
+        let failed = lines.dropLast(tail.count).filter { $0.contains("| FAILED |") || $0.hasPrefix("error:") }
         let shown = failed.isEmpty ? tail : failed.suffix(10) + ["…"] + tail
         return "exit \(status), \(lines.count) lines\(lines.count > tail.count ? ", the last" : ""):\n"
             + shown.joined(separator: "\n")

@@ -40,4 +40,28 @@ struct PatroniInServiceTests {
         #expect(try !inService(primary: false, status: #"{"state": "stopped", "role": "primary"}"#))
         #expect(try !inService(primary: false, status: #"{"state": "starting", "role": "replica"}"#))
     }
+
+    @Test("an answer cut off by a member's timeout is dropped whole: the next member's answer is read alone")
+    func anyMemberTakesWholeAnswers() throws {
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("keel-curl-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bin) }
+        // The first member starts its answer, then times out (curl's exit 28); the second answers whole.
+        try Shell.writeExecutable(
+            bin + "/curl",
+            """
+            #!/bin/sh
+            for url; do :; done
+            case "$url" in
+                *10.213.0.11*) printf '{"loop_wa'; exit 28 ;;
+                *) printf '{"loop_wait": 10}' ;;
+            esac
+
+            """)
+        let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\ntls_cert_generate: false\n")
+        let read = try Shell.capture(
+            "/bin/sh", ["-c", PatroniAPI.fromAnyMember(model, "/config")], environment: ["PATH": bin + ":/usr/bin:/bin"]
+        )
+        #expect(read.output == #"{"loop_wait": 10}"# + "\n", "\(read)")
+    }
 }

@@ -26,8 +26,12 @@ struct PatroniAPI {
     func get(_ path: String) -> String { "curl -sf -m 5 \(authority)\(url)\(path)" }
 
     /// Prints the JSON at `path` from the first member of `model` that answers; prints nothing when none does.
+    /// Each answer is taken whole or not at all: a member cut off mid-answer (its timeout) adds nothing to the next
+    /// member's.
     static func fromAnyMember(_ model: ClusterModel, _ path: String) -> String {
-        model.databaseHosts.map { PatroniAPI(model, member: $0).get(path) }.joined(separator: " || ") + " || true"
+        let reads = model.databaseHosts.map { "answer=$(\(PatroniAPI(model, member: $0).get(path)))" }
+        return "{ " + (reads + ["answer="]).joined(separator: " || ")
+            + "; [ -z \"$answer\" ] || printf '%s\\n' \"$answer\"; }"
     }
 
     /// Sends the JSON `body` to `path` with the credentials and fails, printing Patroni's answer, unless it accepts
