@@ -36,6 +36,12 @@ struct JinjaTests {
             ("{{ postgresql_version ~ '-' ~ 'x' }}", .string("16-x")),
             ("{{ empty | default('none', true) }}", .string("none")),
             ("{{ 'a' if postgresql_version > 15 else 'b' }}", .string("a")),
+            // autobase 2026-03's parallel workers, from the host's processors.
+            ("{{ [memory | int, 16] | max }}", .int(3951)),
+            ("{{ [(memory | int // 2), 8] | min }}", .int(8)),
+            ("{{ ['b', 'a'] | max }}", .string("b")),
+            ("{{ [1, 'a'] | max }}", .null),
+            ("{{ [] | min }}", .null),
             ("{{ patroni_cluster_name is_not }}", .null),
         ])
     func expressions(text: String, expected: InventoryValue) throws {

@@ -174,9 +174,40 @@ struct JinjaEvaluator {
         case ("last", .list(let items)):
             guard let last = items.last else { throw JinjaError("last of an empty list") }
             return last
+        case ("max", .list(let items)), ("min", .list(let items)):
+            return try Self.extreme(of: items, largest: name == "max")
         default:
             throw JinjaError("the filter '\(name)' on \(value.kind) is not supported")
         }
+    }
+
+    /// The largest (or smallest) of `items`: numbers by value, text by its characters, as Python compares them.
+    private static func extreme(of items: [InventoryValue], largest: Bool) throws(JinjaError) -> InventoryValue {
+        let filter = largest ? "max" : "min"
+        guard let first = items.first else { throw JinjaError("\(filter) of an empty list") }
+        let numbers = items.compactMap { item -> Double? in
+            switch item {
+            case .int(let number): Double(number)
+            case .double(let number): number
+            default: nil
+            }
+        }
+        let texts = items.compactMap { item -> String? in if case .string(let text) = item { text } else { nil } }
+        var best = (index: 0, item: first)
+        if numbers.count == items.count {
+            for (index, number) in numbers.enumerated()
+            where largest ? number > numbers[best.index] : number < numbers[best.index] {
+                best = (index, items[index])
+            }
+        } else if texts.count == items.count {
+            for (index, text) in texts.enumerated() where largest ? text > texts[best.index] : text < texts[best.index]
+            {
+                best = (index, items[index])
+            }
+        } else {
+            throw JinjaError("\(filter) of a list that mixes numbers with other values")
+        }
+        return best.item
     }
 
     private static func operate(_ symbol: String, _ left: InventoryValue, _ right: InventoryValue)
