@@ -161,6 +161,26 @@ extension ReferenceVariableTests {
 }
 
 extension ReferenceVariableTests {
+    @Test(
+        "with Keel's certificates, the server's TLS files are Keel's: autobase 2026-03's parameters naming tls_dir are left out"
+    )
+    func tlsFiles() throws {
+        let files = ["ssl", "ssl_cert_file", "ssl_key_file", "ssl_ca_file"]
+        let vars = ClusterModelTests.vars.replacingOccurrences(
+            of: #"{ option: "work_mem", value: "16MB" }"#,
+            with: files.map { #"{ option: "\#($0)", value: "/etc/tls/x" }"# }.joined(separator: "\n  - ")
+                + "\n  - " + #"{ option: "ssl_min_protocol_version", value: "TLSv1.2" }"#)
+        let (cluster, _) = try ClusterModelTests().load(vars: vars)
+        #expect(cluster.tls != nil)
+        let options = cluster.clusterParameters.map(\.option)
+        #expect(
+            files.allSatisfy { !options.contains($0) } && options.contains("ssl_min_protocol_version"), "\(options)")
+        let (own, _) = try ClusterModelTests().load(vars: vars + "\ntls_cert_generate: false\n")
+        #expect(files.allSatisfy { own.clusterParameters.map(\.option).contains($0) }, "without Keel's certificates")
+    }
+}
+
+extension ReferenceVariableTests {
     /// Every variable Keel does not support yet, by name.
     static let notSupportedYet = ReferenceVariable.names.filter {
         if case .notSupportedYet = ReferenceVariable.treatment(of: $0) { true } else { false }

@@ -174,16 +174,22 @@ public struct ClusterModel: Sendable {
         return parameters.map { Parameter(option: $0.0, value: $0.1) }
     }
 
-    /// The parameters pgBackRest's archiving needs when it is installed; they win over `postgresql_parameters`
-    /// (as postgresql_cluster's own pgBackRest role replaces its placeholder `archive_command: cd .`).
-    public var archivingOptions: Set<String> { backups == nil ? [] : ["archive_mode", "archive_command"] }
+    /// The parameters Keel sets itself, which win over `postgresql_parameters`: pgBackRest's archiving when it is
+    /// installed (as postgresql_cluster's own pgBackRest role replaces its placeholder `archive_command: cd .`), and
+    /// the server's TLS files when Keel makes the certificates (each member's patroni.yml names its own; autobase
+    /// 2026-03's parameters name files under its `tls_dir`, which Keel does not write).
+    public var keelOwnedOptions: Set<String> {
+        Set(
+            (backups == nil ? [] : ["archive_mode", "archive_command"])
+                + (tls == nil ? [] : ["ssl", "ssl_cert_file", "ssl_key_file", "ssl_ca_file"]))
+    }
 
     /// Every PostgreSQL parameter of the cluster, as Patroni keeps them in etcd: the base ones, then
-    /// `postgresql_parameters` (which win, but for pgBackRest's archiving).
+    /// `postgresql_parameters` (which win, but for ``keelOwnedOptions``).
     public var clusterParameters: [Parameter] {
-        let own = Set(parameters.map(\.option)).subtracting(archivingOptions)
+        let own = Set(parameters.map(\.option)).subtracting(keelOwnedOptions)
         return baseParameters.filter { !own.contains($0.option) }
-            + parameters.filter { !archivingOptions.contains($0.option) }
+            + parameters.filter { !keelOwnedOptions.contains($0.option) }
     }
 
     /// `https` when etcd serves TLS, else `http`.
