@@ -33,19 +33,33 @@ struct JumpHostInventoryTests {
     @Test("other ssh options are named with where they are written; StrictHostKeyChecking says keys are checked")
     func ignoredOptions() throws {
         let target = try target(
-            #"ansible_ssh_common_args: "-o StrictHostKeyChecking=no -o ControlMaster=auto -C -i ~/.ssh/other""#
+            #"ansible_ssh_common_args: "-o StrictHostKeyChecking=no -o ControlMaster=auto -C -o UserKnownHostsFile=/dev/null""#
                 + "\n")
-        #expect(target.jumpHosts.isEmpty)
-        #expect(target.ignoredSSHOptions.count == 4, "\(target.ignoredSSHOptions)")
+        #expect(target.jumpHosts.isEmpty && target.knownHostsFile == nil)
+        let named = target.ignoredSSHOptions.map { $0.prefix { $0 != "(" } }
+        #expect(
+            named == [
+                "-o StrictHostKeyChecking=no ", "-o ControlMaster=auto ", "-C ", "-o UserKnownHostsFile=/dev/null ",
+            ],
+            "\(target.ignoredSSHOptions)")
         #expect(
             target.ignoredSSHOptions.first?.hasPrefix(
                 "-o StrictHostKeyChecking=no (host keys are always checked against known_hosts") == true)
         #expect(target.ignoredSSHOptions.allSatisfy { $0.contains("(ansible_ssh_common_args, ") })
         #expect(target.ignoredSSHOptions.allSatisfy { $0.hasSuffix("group_vars/all.yml:1)") })
-        #expect(
-            target.ignoredSSHOptions.dropFirst().map { $0.prefix { $0 != "(" } } == [
-                "-o ControlMaster=auto ", "-C ", "-i ~/.ssh/other ",
-            ])
+    }
+
+    @Test("ssh's port, user, key and known_hosts options are used where the inventory sets no variable of its own")
+    func equivalents() throws {
+        let options = #"ansible_ssh_common_args: "-p 2222 -l admin -i keys/id -o UserKnownHostsFile=/etc/kh""#
+        let reached = try target(options + "\n")
+        #expect(reached.port == 2222 && reached.user == "admin", "\(reached)")
+        #expect(reached.privateKeyFile?.hasSuffix("/keys/id") == true && reached.knownHostsFile == "/etc/kh")
+        #expect(reached.ignoredSSHOptions.isEmpty, "\(reached.ignoredSSHOptions)")
+        let own = try target(options + "\nansible_port: 22\nansible_user: ops\n")
+        #expect(own.port == 22 && own.user == "ops", "the inventory's own variables win: \(own)")
+        let first = try target(#"ansible_ssh_common_args: "-o Port=2200 -p 2201""# + "\n")
+        #expect(first.port == 2200, "the first value wins, as in ssh")
     }
 
     @Test("a jump host that cannot be read is an error naming the file and line")

@@ -49,13 +49,27 @@ extension Inventory {
             password: try reader.string(ConnectionVariable.password).map(Secret.init),
             become: becomeEnabled ? Become(user: becomeUser) : nil,
             knownHostsFile: try reader.string(ConnectionVariable.knownHostsFile).map(resolvePath))
+        // ssh's own options fill in what the inventory's variables leave unset (the first value wins, as in ssh).
+        var taken: (port: Int?, user: String?, key: String?, knownHosts: String?) = (nil, nil, nil, nil)
         for name in ConnectionVariable.sshArguments {
             guard let text = try reader.string([name]), let origin = reader.written([name])?.variable.origin else {
                 continue
             }
             let arguments = try SSHArguments(text, at: origin)
-            if !arguments.jumpHosts.isEmpty { target.jumpHosts = arguments.jumpHosts }
+            if target.jumpHosts.isEmpty { target.jumpHosts = arguments.jumpHosts }
+            taken = (
+                taken.port ?? arguments.port, taken.user ?? arguments.user, taken.key ?? arguments.identityFile,
+                taken.knownHosts ?? arguments.knownHostsFile
+            )
             target.ignoredSSHOptions += arguments.ignored.map { "\($0) (\(name), \(origin))" }
+        }
+        if reader.written(ConnectionVariable.port) == nil, let port = taken.port { target.port = port }
+        if reader.written(ConnectionVariable.user) == nil, let user = taken.user { target.user = user }
+        if reader.written(ConnectionVariable.privateKeyFile) == nil, let key = taken.key {
+            target.privateKeyFile = resolvePath(key)
+        }
+        if reader.written(ConnectionVariable.knownHostsFile) == nil, let file = taken.knownHosts {
+            target.knownHostsFile = resolvePath(file)
         }
         if let text = try reader.string(ConnectionVariable.proxyJump) {
             guard text == "none" || JumpHost.list(text) != nil else {

@@ -5,6 +5,12 @@
 public struct SSHArguments: Sendable, Equatable {
     /// The hosts to go through, in order; empty for a direct connection.
     public var jumpHosts: [JumpHost] = []
+    /// What Keel has a variable of its own for (`-p`/`Port`, `-l`/`User`, `-i`/`IdentityFile`,
+    /// `UserKnownHostsFile`): used where the inventory does not set that variable. As ssh does, the first wins.
+    public var port: Int?
+    public var user: String?
+    public var identityFile: String?
+    public var knownHostsFile: String?
     /// The options Keel does not honour, as written (with why, where that helps).
     public var ignored: [String] = []
 
@@ -31,6 +37,7 @@ public struct SSHArguments: Sendable, Equatable {
             switch flag {
             case "J": jumpHosts = try Self.jumps(value, at: location)
             case "o": try option(value, at: location)
+            case "p", "l", "i": take(String(flag), value, written: "-\(flag) \(value)")
             default: ignored.append(Self.valued.contains(flag) ? "-\(flag) \(value)" : word)
             }
         }
@@ -52,12 +59,30 @@ public struct SSHArguments: Sendable, Equatable {
             } else {
                 ignored.append("-o \(option) (Keel opens its own tunnel: only ssh -W %h:%p [user@]host is understood)")
             }
+        case "port", "user", "identityfile":
+            take(name, String(value), written: "-o \(option)")
+        case "userknownhostsfile" where value != "/dev/null":
+            knownHostsFile = knownHostsFile ?? String(value)
         case "stricthostkeychecking", "userknownhostsfile":
             ignored.append(
                 "-o \(option) (host keys are always checked against known_hosts: --accept-new-host-keys records "
                     + "new ones, keel_known_hosts_file or --known-hosts names the file)")
         default:
             ignored.append("-o \(option)")
+        }
+    }
+
+    /// Takes the value of ssh's `-p`/`-l`/`-i` or its `Port`/`User`/`IdentityFile` option, unless one came first.
+    private mutating func take(_ setting: String, _ value: String, written: String) {
+        switch setting {
+        case "p", "port":
+            guard let number = Int(value), (1...65535).contains(number) else {
+                ignored.append(written + " (not a port)")
+                return
+            }
+            port = port ?? number
+        case "l", "user": user = user ?? value
+        default: identityFile = identityFile ?? value
         }
     }
 
