@@ -12,7 +12,7 @@ final class ForwardOperation: SessionOperation, @unchecked Sendable {
     let control: OperationControl
     private let host: String
     private let port: Int
-    /// Our end of the pair (non-blocking); the other end goes to the caller.
+    /// Our end of the pair; the other end goes to the caller.
     private var local: Int32
     private let remoteEnd: Int32
     private var completion: Completion<Int32>
@@ -40,8 +40,11 @@ final class ForwardOperation: SessionOperation, @unchecked Sendable {
     ) {
         var pair: [Int32] = [-1, -1]
         if socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 {
-            for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+            // Both ends non-blocking, as a session's TCP socket is: libssh2 waits for its socket itself.
+            for fd in pair {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
         }
         local = pair[0]
         remoteEnd = pair[1]
