@@ -11,13 +11,26 @@ struct KeelRun: CustomStringConvertible {
     var description: String {
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         let tail = lines.suffix(40)
-        // On a terminal the status is coloured: look at the text without its escape sequences.
-        let failed = lines.dropLast(tail.count).filter { line in
-            let plain = line.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
-            return plain.contains("| FAILED |") || plain.hasPrefix("error:")
-        }
-        let shown = failed.isEmpty ? tail : failed.suffix(10) + ["…"] + tail
+        let notable = Self.notable(lines.dropLast(tail.count))
+        let shown = notable.isEmpty ? tail : notable.suffix(20) + ["…"] + tail
         return "exit \(status), \(lines.count) lines\(lines.count > tail.count ? ", the last" : ""):\n"
             + shown.joined(separator: "\n")
+    }
+
+    /// The lines that explain a failed expectation: failed and changed steps with the changes listed under them,
+    /// and errors. On a terminal the status is coloured: the text is read without its escape sequences.
+    private static func notable(_ lines: ArraySlice<Substring>) -> [Substring] {
+        var kept: [Substring] = []
+        var underNotableStep = false
+        for line in lines {
+            let plain = line.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+            if plain.hasPrefix("      - ") || plain.hasPrefix("      error: ") {
+                if underNotableStep { kept.append(line) }
+                continue
+            }
+            underNotableStep = plain.contains("| FAILED |") || plain.contains("| changed |")
+            if underNotableStep || plain.hasPrefix("error:") { kept.append(line) }
+        }
+        return kept
     }
 }
