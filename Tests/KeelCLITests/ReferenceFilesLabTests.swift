@@ -2,9 +2,10 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-/// postgresql_cluster's users bring their files as they are: its 2.1.0 inventory with the lab's hosts filled in
-/// (database hosts that also run etcd and the balancers, and the pgBackRest host), its `vars/main.yml` unchanged,
-/// and one small file of their own choices passed with `-e @`.
+/// postgresql_cluster's users bring their files as they are: autobase 2026-03's inventory with the lab's hosts filled
+/// in (database hosts that also run etcd and the balancers, and the pgBackRest host), its `roles/common.yml`
+/// unchanged (2.x's `vars/main.yml` did the same: the unit tests read every release), and one small file of their
+/// own choices passed with `-e @`.
 struct ReferenceClusterFiles {
     let inventory: String
     /// `-i` and the `-e` files, for every keel command on this cluster.
@@ -20,7 +21,7 @@ struct ReferenceClusterFiles {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "keel-reference-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var hosts = try ReferenceFiles.inventoryWithHosts("2.1.0")
+        var hosts = try ReferenceFiles.inventoryWithHosts("2026-03")
         for (example, lab) in [
             ("10.128.64.140", "10.213.0.11"), ("10.128.64.142", "10.213.0.12"), ("10.128.64.143", "10.213.0.13"),
             ("10.128.64.110", "10.213.0.14"),
@@ -41,8 +42,8 @@ struct ReferenceClusterFiles {
                 "postgresql_version: 15", "with_haproxy_load_balancing: true", #"cluster_vip: "10.213.0.100""#,
                 "pgbackrest_install: true", #"pgbackrest_repo_host: "10.213.0.14""#,
             ]).joined(separator: "\n").appending("\n").write(toFile: override, atomically: true, encoding: .utf8)
-        let main = try ReferenceFiles.directory.appendingPathComponent("2.1.0/vars/main.yml").path
-        arguments = ["-i", inventory, "-e", "@" + main, "-e", "@" + override]
+        let common = try ReferenceFiles.directory.appendingPathComponent("2026-03/roles/common.yml").path
+        arguments = ["-i", inventory, "-e", "@" + common, "-e", "@" + override]
     }
 
     /// `keel COMMAND` on this cluster, with `extra` arguments.

@@ -68,7 +68,7 @@ struct FormatQuotingTests {
             "pgbackrest/database.conf": "ini", "pgbackrest/repository.conf": "ini",
         ]
         // Blocks rendered whole by JSONValue.yaml, and the loop's counter.
-        let whole: Set = ["dcs", "tags", "forloop.counter"]
+        let whole: Set = ["dcs", "tags", "local_parameters", "forloop.counter"]
         let expression = try NSRegularExpression(pattern: #"\{\{\s*([^}|]+?)\s*(\|\s*(\w+))?\s*\}\}"#)
         var unfiltered: [String] = []
         for (name, filter) in formats {

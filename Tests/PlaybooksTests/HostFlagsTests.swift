@@ -146,3 +146,48 @@ struct HostFlagsTests {
         }
     }
 }
+
+extension HostFlagsTests {
+    @Test(
+        "local_postgresql_parameters: each member's own patroni.yml, evaluated with that host's facts; Keel's TLS files stay Keel's"
+    )
+    func localParameters() throws {
+        let hosts = ClusterModelTests.hosts
+            .replacingOccurrences(of: "10.213.0.12 hostname=pgnode02", with: "10.213.0.12 ansible_memtotal_mb=2000")
+            .replacingOccurrences(of: "ansible_user=root", with: "ansible_user=root\nansible_memtotal_mb=8000")
+        let vars =
+            ClusterModelTests.vars + """
+
+                local_postgresql_parameters:
+                  - { option: "shared_buffers", value: "{{ (ansible_memtotal_mb * 0.25) | int }}MB" }
+                  - { option: "max_worker_processes", value: 16 }
+                  - { option: "ssl_cert_file", value: "/etc/tls/elsewhere.crt" }
+                """
+        let (model, directory) = try ClusterModelTests().load(hosts: hosts, vars: vars)
+        #expect(
+            model.localParameters(of: "10.213.0.12") == [
+                "shared_buffers": .string("500MB"), "max_worker_processes": .integer(16),
+            ])
+        #expect(model.localParameters(of: "10.213.0.11")["shared_buffers"] == .string("2000MB"))
+        #expect(model.localParameters(of: "10.213.0.14").isEmpty, "a balancer runs no PostgreSQL")
+        #expect(!model.clusterParameters.contains { $0.option == "shared_buffers" }, "not in etcd")
+        let member = try ClusterModelTests.host("10.213.0.12", directory)
+        let patroni = try ClusterModelTests.rendered(
+            PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
+        #expect(
+            patroni.contains(
+                """
+                    ssl_key_file: "/etc/patroni/tls/server.key"
+                    "max_worker_processes": 16
+                    "shared_buffers": "500MB"
+                  pg_hba:
+                """), "\(patroni)")
+
+        let wrong = ClusterModelTests().error(
+            hosts: hosts,
+            vars: ClusterModelTests.vars + "\nlocal_postgresql_parameters:\n  - { option: \"a b\", value: 1 }\n")
+        #expect(
+            wrong?.message.contains("local_postgresql_parameters option of 10.213.0.11 'a b' cannot be used") == true,
+            "\(String(describing: wrong))")
+    }
+}

@@ -172,5 +172,12 @@ extension ClusterModel {
         for parameter in parameters {
             try check(parameter.option, .name, "postgresql_parameters option", at: reader.origin(.postgresqlParameters))
         }
+        for member in databaseHosts {
+            let origin = VariableReader(host: member, variables: inventory.variables(for: member))
+                .origin(.localPostgresqlParameters)
+            for parameter in hostFlags[member]?.postgresqlParameters ?? [] {
+                try check(parameter.option, .name, "local_postgresql_parameters option of \(member)", at: origin)
+            }
+        }
     }
 }

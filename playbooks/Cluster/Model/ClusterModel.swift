@@ -192,6 +192,13 @@ public struct ClusterModel: Sendable {
             + parameters.filter { !keelOwnedOptions.contains($0.option) }
     }
 
+    /// The PostgreSQL parameters of `member` alone (`local_postgresql_parameters`, the last of a name wins), but
+    /// for ``keelOwnedOptions``.
+    public func localParameters(of member: String) -> [String: JSONValue] {
+        (hostFlags[member]?.postgresqlParameters ?? []).filter { !keelOwnedOptions.contains($0.option) }
+            .reduce(into: [:]) { $0[$1.option] = $1.value }
+    }
+
     /// `https` when etcd serves TLS, else `http`.
     public var etcdScheme: String { etcdTLS ? "https" : "http" }
 

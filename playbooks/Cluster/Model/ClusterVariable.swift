@@ -11,6 +11,7 @@ enum ClusterVariable: String, CaseIterable {
     case postgresqlPort = "postgresql_port"
     case postgresqlDataDirectory = "postgresql_data_dir"
     case postgresqlParameters = "postgresql_parameters"
+    case localPostgresqlParameters = "local_postgresql_parameters"
     case postgresqlHBA = "postgresql_pg_hba"
     case postgresqlUsers = "postgresql_users"
     case postgresqlDatabases = "postgresql_databases"

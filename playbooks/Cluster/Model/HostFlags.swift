@@ -3,7 +3,8 @@ import Keel
 
 /// What a host's own line in postgresql_cluster's inventory says about it beyond its groups:
 /// `10.0.0.2 hostname=pgnode02 patroni_tags="datacenter=dc1,nofailover=true" patroni_replicatefrom=pgnode01`,
-/// and on a balancer `balancer_tags="datacenter=dc1"`.
+/// on a balancer `balancer_tags="datacenter=dc1"`; and the settings read with the host's own facts
+/// (`local_postgresql_parameters`).
 public struct HostFlags: Sendable, Equatable {
     /// The name the server is given (`hostname`), when the inventory sets one.
     public var serverName: String?
@@ -13,9 +14,13 @@ public struct HostFlags: Sendable, Equatable {
     /// On a balancer: the Patroni tags a replica must have for this balancer to route to it (`balancer_tags`), added
     /// to its replica checks as Patroni's `tag_KEY=VALUE` query.
     public var balancerTags: [(key: String, value: String)] = []
+    /// The member's own PostgreSQL parameters (`local_postgresql_parameters`, often sized from the host's memory),
+    /// in its patroni.yml: they win over the cluster's in etcd on this member alone.
+    public var postgresqlParameters: [ClusterModel.Parameter] = []
 
     public static func == (lhs: HostFlags, rhs: HostFlags) -> Bool {
         lhs.serverName == rhs.serverName && lhs.patroniTags == rhs.patroniTags
+            && lhs.postgresqlParameters == rhs.postgresqlParameters
             && lhs.balancerTags.elementsEqual(rhs.balancerTags) { $0 == $1 }
     }
 
@@ -45,6 +50,7 @@ public struct HostFlags: Sendable, Equatable {
                 hostFlags.serverName = name
             }
             if model.databaseHosts.contains(host) {
+                hostFlags.postgresqlParameters = try ClusterModel.parameters(reader, .localPostgresqlParameters)
                 hostFlags.patroniTags = try pairs(reader, .patroniTags, host: host).reduce(into: [:]) {
                     $0[$1.key] = typed($1.value)
                 }

@@ -3,8 +3,10 @@ import Keel
 /// The list-valued variables of postgresql_cluster (`postgresql_parameters: [{option: …, value: …}]` and
 /// friends), each entry checked for the keys it needs.
 extension ClusterModel {
-    static func parameters(_ reader: VariableReader) throws(InventoryError) -> [Parameter] {
-        try records(reader, .postgresqlParameters, required: ["option", "value"]).map {
+    static func parameters(_ reader: VariableReader, _ variable: ClusterVariable = .postgresqlParameters)
+        throws(InventoryError) -> [Parameter]
+    {
+        try records(reader, variable, required: ["option", "value"]).map {
             Parameter(option: $0["option"]!, value: $0.json("value"))
         }
     }

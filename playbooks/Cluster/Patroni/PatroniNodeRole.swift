@@ -178,6 +178,7 @@ struct PatroniNodeRole: Role {
             "etcd_scheme": .string(model.etcdScheme), "etcd_tls": .bool(model.etcdTLS),
             "restore_command": .string(model.backups?.restoreCommand ?? ""),
             "hba": .list(model.memberHBA.map { .string($0) }),
+            "local_parameters": .string(JSONValue.object(model.localParameters(of: host.name)).yaml(indent: 4)),
         ]
     }
 }

@@ -82,10 +82,6 @@ extension ReferenceVariable {
             ["postgresql_archive_command"])
         catalog.add(
             .notSupportedYet(
-                "Keel sets no parameters from the host's memory by itself: give them in postgresql_parameters"),
-            ["local_postgresql_parameters"])
-        catalog.add(
-            .notSupportedYet(
                 "Keel leaves the host's own settings (DNS, time, locale, swap, kernel, limits, SSH, sudo, firewall, mounts) to you"
             ), ["sysctl_file"])
         return catalog.entries
