@@ -290,3 +290,23 @@ extension PatroniConfigTests {
         #expect(inPlace.last?.actions.first?.description.contains("/switchover") == false)
     }
 }
+
+extension PatroniConfigTests {
+    @Test("a restart PostgreSQL waits for and Patroni has not flagged: Patroni reloads and flags it; otherwise nothing")
+    func unflaggedRestart() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let context = try ClusterModelTests.host("10.213.0.12", directory)
+        let resource = UnflaggedRestart(model: model, host: "10.213.0.12")
+        let unflagged = try resource.changes(from: ProbeOutput(text: "waiting=max_connections\n"), on: context)
+        #expect(
+            unflagged.map(\.summary) == [
+                "PostgreSQL waits for a restart to apply max_connections, which Patroni has not flagged: reload Patroni"
+            ])
+        let command = try #require(unflagged.first?.actions.first).description
+        #expect(command.hasPrefix(PatroniNodeRole.reload.command + " && "), "\(command)")
+        for converged in ["waiting=max_connections\nflagged=1\n", "waiting=\n", ""] {
+            #expect(try resource.changes(from: ProbeOutput(text: converged), on: context).isEmpty, "\(converged)")
+        }
+        #expect(UnflaggedRestart.waitingSQL.contains("'primary_conninfo'"), "Patroni's own exceptions are left out")
+    }
+}

@@ -118,10 +118,19 @@ struct PatroniNodeRole: Role {
                     "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
                     group: "postgres", values: patroniValues(vip: try leaderVIP)
                 )
-                .onChange(.reload("patroni"))
+                .onChange(Self.reload)
             ]
         }
     }
+
+    /// Patroni reads a changed patroni.yml on its next cycle, up to `loop_wait` seconds later, and only then flags
+    /// the parameters that wait for a restart: the time of the reload stays on the host, for the run (or the next
+    /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``).
+    static let reload = Handler.run(
+        name: "reload patroni",
+        command: "systemctl try-reload-or-restart patroni && mkdir -p /run/keel && date +%s > \(reloadedMark)")
+    /// When patroni.yml was last reloaded (seconds since the epoch).
+    static let reloadedMark = "/run/keel/patroni-reloaded"
 
     /// A renewed certificate reaches PostgreSQL, PgBouncer and Patroni's REST API by reloads: no connection drops.
     private var tlsReloads: [Handler] {

@@ -72,12 +72,14 @@ enum PatroniPlays {
                 what: "the cluster's configuration in etcd"), timeout: .seconds(60))
     }
 
-    /// Parameters live in etcd for the whole cluster; a change that needs a restart restarts the members one at a
-    /// time, the leader last. On a new cluster only the leader runs yet, so replicas are cloned with the final
-    /// parameters and only the leader restarts.
+    /// Parameters live in etcd for the whole cluster (and in patroni.yml for a member alone); a change that needs a
+    /// restart restarts the members one at a time, the leader last, once Patroni has flagged every such restart.
+    /// On a new cluster only the leader runs yet, so replicas are cloned with the final parameters and only the
+    /// leader restarts.
     static func dynamicConfig(_ model: ClusterModel) -> Play {
         Play("cluster configuration", on: model.pattern(model.databaseHosts), tags: ["patroni", "postgresql"]) { host in
             PatroniDynamicConfig(model: model, host: host.name).runOnce()
+            UnflaggedRestart(model: model, host: host.name)
             PendingRestart(model: model, host: host.name).runOnce()
         }
     }

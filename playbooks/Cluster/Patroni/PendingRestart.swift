@@ -23,9 +23,13 @@ struct PendingRestart: Resource {
     /// The members as Patroni lists them, once every member has had a cycle to apply the last configuration
     /// change (a killed run may have made it seconds ago): until then no one flags a pending restart yet.
     var probe: String {
-        let mark = PatroniDynamicConfig.changedMark
-        return "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.loopWait + 5) - $(date +%s) )); "
-            + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi; " + PatroniAPI.fromAnyMember(model, "/cluster")
+        Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster")
+    }
+
+    /// Sleeps until every member has had a full cycle since the time in `mark` (a configuration change), if any.
+    static func cycleAfter(_ mark: String, _ model: ClusterModel) -> String {
+        "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.loopWait + 5) - $(date +%s) )); "
+            + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi"
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
