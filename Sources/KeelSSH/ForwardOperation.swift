@@ -73,6 +73,12 @@ final class ForwardOperation: SessionOperation, @unchecked Sendable {
         return events == 0 ? nil : pollfd(fd: local, events: Int16(events), revents: 0)
     }
 
+    func pastDeadline(on jumpHost: String) -> SSHError {
+        SSHError(
+            .timedOut, host: jumpHost, operation: "forward",
+            message: "as a jump host, it did not open the tunnel to \(host) port \(port) in time")
+    }
+
     func abort(_ error: any Error) {
         if !completion.isDelivered { completion.deliver(.failure(error)) }
         guard !ending else { return }

@@ -17,10 +17,16 @@ protocol SessionOperation: AnyObject, Sendable {
     var descriptor: pollfd? { get }
     /// Reports `error` to the caller now; the operation then only cleans up its channel in later steps.
     func abort(_ error: any Error)
+    /// What the caller is told when ``deadline`` passes, on the session to `host`.
+    func pastDeadline(on host: String) -> SSHError
 }
 
 extension SessionOperation {
     var descriptor: pollfd? { nil }
+
+    func pastDeadline(on host: String) -> SSHError {
+        SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline")
+    }
 }
 
 /// What one ``SessionOperation/step(_:)`` achieved.

@@ -229,8 +229,7 @@ final class SessionOwner: @unchecked Sendable {
         if operation.control.isCancelled {
             operation.abort(CancellationError())
         } else if isPast(operation.deadline) {
-            operation.abort(
-                SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline"))
+            operation.abort(operation.pastDeadline(on: host))
         } else {
             return false
         }

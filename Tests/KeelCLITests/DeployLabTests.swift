@@ -413,14 +413,7 @@ extension LabTests {
     )
     func deployWithoutBalancers() async throws {
         // This machine cannot reach h3: every keel run below reaches it through h1.
-        try await Lab.run("block", "h3")
-        do {
-            try await deployWithoutBalancersThroughJumpHost()
-        } catch {
-            try await Lab.run("unblock", "h3")
-            throw error
-        }
-        try await Lab.run("unblock", "h3")
+        try await Lab.blocking("h3") { try await deployWithoutBalancersThroughJumpHost() }
     }
 
     private func deployWithoutBalancersThroughJumpHost() async throws {

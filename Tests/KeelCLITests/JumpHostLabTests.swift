@@ -8,14 +8,7 @@ extension LabTests {
         .lab(hosts: 2)
     )
     func throughJumpHost() async throws {
-        try await Lab.run("block", "h2")
-        do {
-            try await jumpHostSteps()
-        } catch {
-            try await Lab.run("unblock", "h2")
-            throw error
-        }
-        try await Lab.run("unblock", "h2")
+        try await Lab.blocking("h2") { try await jumpHostSteps() }
     }
 
     private func jumpHostSteps() async throws {

@@ -27,6 +27,21 @@ public enum Lab {
         return output
     }
 
+    /// Runs `body` while this machine cannot reach `host`'s SSH port (other lab hosts still can), and lets it
+    /// through again however `body` ends.
+    public static func blocking<T>(_ host: String, _ body: () async throws -> T) async throws -> T {
+        try await run("block", host)
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try await run("unblock", host)
+            throw error
+        }
+        try await run("unblock", host)
+        return result
+    }
+
     static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("lab/lab").path

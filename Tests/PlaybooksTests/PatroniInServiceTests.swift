@@ -7,27 +7,28 @@ import Testing
 
 @Suite("when a member counts as in service")
 struct PatroniInServiceTests {
-    /// Runs `inService` with a stand-in curl on PATH: `/primary` answers 200 when `primary`, and `/patroni` prints
-    /// `status`, as a member's Patroni would.
-    private func inService(primary: Bool, status: String) throws -> Bool {
+    /// The exit status and output of `command` run against the test model's members (without TLS), with a stand-in
+    /// curl on PATH that answers each request by its URL (the last argument, `$url`) with `cases`, shell `case` arms.
+    private func withCurl(_ cases: String, _ command: (ClusterModel) -> String) throws -> (
+        status: Int32, output: String
+    ) {
         let bin = FileManager.default.temporaryDirectory.appendingPathComponent("keel-curl-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: bin) }
-        try Shell.writeExecutable(
-            bin + "/curl",
-            """
-            #!/bin/sh
-            for url; do :; done
-            case "$url" in
+        try Shell.writeExecutable(bin + "/curl", "#!/bin/sh\nfor url; do :; done\ncase \"$url\" in\n\(cases)\nesac\n")
+        let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\ntls_cert_generate: false\n")
+        return try Shell.capture("/bin/sh", ["-c", command(model)], environment: ["PATH": bin + ":/usr/bin:/bin"])
+    }
+
+    /// Whether `inService` holds when `/primary` answers 200 when `primary`, and `/patroni` prints `status`, as a
+    /// member's Patroni would.
+    private func inService(primary: Bool, status: String) throws -> Bool {
+        let cases = """
                 */primary) exit \(primary ? 0 : 22) ;;
                 */patroni) printf '%s\\n' \(shellQuote(status)) ;;
                 *) exit 7 ;;
-            esac
-
-            """)
-        let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\ntls_cert_generate: false\n")
-        let command = PatroniAPI(model, member: "10.213.0.12").inService
-        return try Shell.capture("/bin/sh", ["-c", command], environment: ["PATH": bin + ":/usr/bin:/bin"]).status == 0
+            """
+        return try withCurl(cases) { PatroniAPI($0, member: "10.213.0.12").inService }.status == 0
     }
 
     @Test("the running primary and a streaming replica are; a stopped former primary and a starting replica are not")
@@ -43,25 +44,12 @@ struct PatroniInServiceTests {
 
     @Test("an answer cut off by a member's timeout is dropped whole: the next member's answer is read alone")
     func anyMemberTakesWholeAnswers() throws {
-        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("keel-curl-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: bin) }
         // The first member starts its answer, then times out (curl's exit 28); the second answers whole.
-        try Shell.writeExecutable(
-            bin + "/curl",
-            """
-            #!/bin/sh
-            for url; do :; done
-            case "$url" in
+        let cases = """
                 *10.213.0.11*) printf '{"loop_wa'; exit 28 ;;
                 *) printf '{"loop_wait": 10}' ;;
-            esac
-
-            """)
-        let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\ntls_cert_generate: false\n")
-        let read = try Shell.capture(
-            "/bin/sh", ["-c", PatroniAPI.fromAnyMember(model, "/config")], environment: ["PATH": bin + ":/usr/bin:/bin"]
-        )
+            """
+        let read = try withCurl(cases) { PatroniAPI.fromAnyMember($0, "/config") }
         #expect(read.output == #"{"loop_wait": 10}"# + "\n", "\(read)")
     }
 }
