@@ -45,7 +45,7 @@ struct ClusterTLSTests {
         let again = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
         #expect(again.tls?.authority == first.tls?.authority)
         #expect(again.tls?.hosts["10.213.0.11"]?.certificate == first.tls?.hosts["10.213.0.11"]?.certificate)
-        #expect(again.generatedSecrets.isEmpty && again.pgbouncerClientTLS == "prefer")
+        #expect(again.generatedSecrets.isEmpty && again.pgbouncer?.clientTLS == "prefer")
 
         let variables = directory + "/group_vars/all.yml"
         try String(contentsOfFile: variables, encoding: .utf8)
@@ -63,7 +63,7 @@ struct ClusterTLSTests {
             .write(toFile: variables, atomically: true, encoding: .utf8)
         let plain = try ClusterModel.load(
             from: try Inventory.load(path: inventory.path), secrets: ClusterSecrets(besideInventory: inventory.path))
-        #expect(plain.tls == nil && plain.pgbouncerClientTLS == "disable")
+        #expect(plain.tls == nil && plain.pgbouncer?.clientTLS == "disable")
     }
 }
 

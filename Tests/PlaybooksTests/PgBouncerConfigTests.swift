@@ -19,7 +19,7 @@ struct PgBouncerConfigTests {
         let listen = try template("/etc/pgbouncer/listen.ini")
         let main = try template("/etc/pgbouncer/pgbouncer.ini")
         #expect(
-            listen.handlers == [PgBouncerPlays.restart(model).handler] && main.handlers == [.reload("pgbouncer")])
+            listen.handlers == [PgBouncerPlays.restart(port: 6432).handler] && main.handlers == [.reload("pgbouncer")])
         let listening = try #require(listen.resource as? Template).render(for: host)
         #expect(listening.contains("listen_addr = 10.213.0.12,127.0.0.1\nlisten_port = 6432\n"), "\(listening)")
         let text = try #require(main.resource as? Template).render(for: host)

@@ -69,7 +69,7 @@ struct HAProxyRole: Role {
         return [
             "cluster": .string(model.name), "stats_port": .int(ports.stats), "admin_socket": .string(Self.adminSocket),
             "state_file": .string(Self.stateFile), "api_port": .int(ClusterPorts.patroniAPI),
-            "backend_port": .int(model.pgbouncer ? model.pgbouncerPort : model.postgresPort),
+            "backend_port": .int(model.pgbouncer?.port ?? model.postgresPort),
             "listeners": .list(
                 listeners.map { .map(["name": .string($0.0), "port": .int($0.1), "check": .string($0.2)]) }),
             "members": .list(

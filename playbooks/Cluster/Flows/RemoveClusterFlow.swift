@@ -29,7 +29,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
         var packages: [String] = []
         if model.databaseHosts.contains(host) {
             packages += [PostgresPackages.server(model), PostgresPackages.client(model)]
-            if model.pgbouncer { packages += PgBouncerRole.packages }
+            if model.pgbouncer != nil { packages += PgBouncerRole.packages }
         }
         if removeEtcd && model.etcdHosts.contains(host) { packages += EtcdRole.packages }
         if model.balancerHosts.contains(host) { packages += HAProxyRole.packages + KeepalivedRole.packages }
@@ -51,7 +51,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             if model.balancerHosts.contains(host) { services += ["keepalived (the VIP is released)", "haproxy"] }
             if model.databaseHosts.contains(host) {
                 services.append("patroni and PostgreSQL")
-                if model.pgbouncer { services.append("pgbouncer") }
+                if model.pgbouncer != nil { services.append("pgbouncer") }
             }
             if removeEtcd && model.etcdHosts.contains(host) { services.append("etcd") }
             lines.append("  \(host): stop and disable \(services.joined(separator: ", "))")

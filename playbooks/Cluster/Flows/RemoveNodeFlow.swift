@@ -62,7 +62,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
                 if model.withHAProxy {
                     steps.append("take it out of HAProxy on \(model.balancerHosts.joined(separator: ", "))")
                 }
-                steps.append("stop and disable Patroni\(model.pgbouncer ? " and PgBouncer" : "") on it")
+                steps.append("stop and disable Patroni\(model.pgbouncer != nil ? " and PgBouncer" : "") on it")
                 steps.append("delete its key in the DCS and its replication slot on the remaining members")
                 steps.append("remove its pg_hba lines on \(remaining.databaseHosts.joined(separator: ", ")) (a reload)")
                 if let repository = model.backups?.repositoryHost {

@@ -69,7 +69,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
     public func plan(_ model: ClusterModel) -> String? {
         guard case .abandon = mode else { return plan.text + journalNote }
         return "restore will abandon the unfinished \(plan.id) \(journalNote): start Patroni"
-            + "\(model.pgbouncer ? " and PgBouncer" : "") again on \(model.databaseHosts.joined(separator: ", ")); "
+            + "\(model.pgbouncer != nil ? " and PgBouncer" : "") again on \(model.databaseHosts.joined(separator: ", ")); "
             + "no data is replaced\n"
     }
 

@@ -12,7 +12,7 @@ enum HostPackages {
         if model.databaseHosts.contains(host) {
             packages += PatroniNodeRole.packages(model)
             if model.vip?.placement == .leader { packages += PatroniNodeRole.vipPackages }
-            if model.pgbouncer { packages += PgBouncerRole.packages }
+            if model.pgbouncer != nil { packages += PgBouncerRole.packages }
         }
         if let backups = model.backups, model.databaseHosts.contains(host) || host == backups.repositoryHost {
             packages += PgBackRestDatabaseRole.packages

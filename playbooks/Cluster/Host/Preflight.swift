@@ -24,7 +24,7 @@ struct Preflight: Resource {
             // A standalone PostgreSQL on the [master] host is taken over, keeping its data.
             ports[model.postgresPort] = host == model.primaryHost ? ["patroni", "postgresql"] : ["patroni"]
             ports[ClusterPorts.patroniAPI] = ["patroni"]
-            if model.pgbouncer { ports[model.pgbouncerPort] = ["pgbouncer"] }
+            if let pgbouncer = model.pgbouncer { ports[pgbouncer.port] = ["pgbouncer"] }
         }
         if model.withHAProxy, model.balancerHosts.contains(host) {
             let haproxy = model.haproxyPorts

@@ -77,11 +77,6 @@ extension ClusterModel {
             withHAProxy: try reader.bool(.withHAProxy) ?? false,
             haproxyPorts: try haproxyPorts(reader),
             vip: try vip(reader, inventory: inventory),
-            pgbouncer: try reader.bool(.pgbouncerInstall) ?? true,
-            pgbouncerPort: try reader.int(.pgbouncerListenPort, in: 1...65535) ?? 6432,
-            pgbouncerPools: try pools(reader),
-            pgbouncerDefaultPoolSize: try reader.int(.pgbouncerDefaultPoolSize, in: 1...10000) ?? 20,
-            pgbouncerMaxClientConnections: try reader.int(.pgbouncerMaxClientConnections, in: 1...100000) ?? 10000,
             backups: try backups(
                 reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
             etcdHosts: etcdHosts, databaseHosts: databaseHosts, primaryHost: master,
@@ -116,25 +111,7 @@ extension ClusterModel {
                 "etcd_tls_enable is true but the cluster has no certificates", at: reader.origin(.etcdTLS),
                 hint: "set tls_cert_generate: true, or etcd_tls_enable: false")
         }
-        model.pgbouncerPoolMode = try reader.string(.pgbouncerPoolMode) ?? "session"
-        if !["session", "transaction", "statement"].contains(model.pgbouncerPoolMode) {
-            throw InventoryError(
-                "pgbouncer_default_pool_mode '\(model.pgbouncerPoolMode)' is not a pool mode",
-                at: reader.origin(.pgbouncerPoolMode), hint: "use session, transaction or statement")
-        }
-        model.pgbouncerMaxDatabaseConnections = try reader.int(.pgbouncerMaxDatabaseConnections, in: 0...100_000) ?? 0
-        model.pgbouncerQueryWaitTimeout = try reader.int(.pgbouncerQueryWaitTimeout, in: 0...86_400) ?? 120
-        model.pgbouncerClientTLS =
-            try reader.string(.pgbouncerClientTLSMode) ?? (model.tls == nil ? "disable" : "prefer")
-        let modes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
-        if !modes.contains(model.pgbouncerClientTLS) || (model.tls == nil && model.pgbouncerClientTLS != "disable") {
-            throw InventoryError(
-                "pgbouncer_client_tls_sslmode '\(model.pgbouncerClientTLS)' cannot be used here",
-                at: reader.origin(.pgbouncerClientTLSMode),
-                hint: model.tls == nil
-                    ? "PgBouncer serves TLS only with tls_cert_generate: true"
-                    : "use one of \(modes.joined(separator: ", "))")
-        }
+        model.pgbouncer = try PgBouncerSettings.read(reader, withTLS: model.tls != nil)
         model.generatedSecrets = Set(secrets.generated)
         return model
     }

@@ -163,7 +163,7 @@ extension ClusterModel {
                 try check(field, .hbaField, "postgresql_pg_hba field", at: reader.origin(.postgresqlHBA))
             }
         }
-        for pool in pgbouncerPools {
+        for pool in pgbouncer?.pools ?? [] {
             // Both land unquoted in pgbouncer.ini's [databases] section.
             try check(pool.name, .name, "pgbouncer_pools name", at: reader.origin(.pgbouncerPools))
             try check(pool.database, .name, "pgbouncer_pools dbname", at: reader.origin(.pgbouncerPools))

@@ -80,11 +80,8 @@ public struct ClusterModel: Sendable {
     public var withHAProxy: Bool
     public var haproxyPorts: HAProxyPorts
     public var vip: VIP?
-    public var pgbouncer: Bool
-    public var pgbouncerPort: Int
-    public var pgbouncerPools: [Pool]
-    public var pgbouncerDefaultPoolSize: Int
-    public var pgbouncerMaxClientConnections: Int
+    /// PgBouncer on every member, unless `pgbouncer_install` is false.
+    public var pgbouncer: PgBouncerSettings?
     /// pgBackRest, when installed: its repository host and schedule.
     public var backups: Backups?
     /// The cluster's CA and host certificates, unless `tls_cert_generate` is false.
@@ -92,16 +89,6 @@ public struct ClusterModel: Sendable {
     /// Whether etcd serves clients and peers over TLS and asks each for a certificate of the cluster's CA
     /// (`etcd_tls_enable`, on with `tls_cert_generate`).
     public var etcdTLS = false
-    /// PgBouncer's `client_tls_sslmode` (`pgbouncer_client_tls_sslmode`): `prefer` with TLS, else `disable`.
-    public var pgbouncerClientTLS = "disable"
-    /// When PgBouncer gives a server connection back to its pool: `session`, `transaction` or `statement`
-    /// (`pgbouncer_default_pool_mode`).
-    public var pgbouncerPoolMode = "session"
-    /// The most server connections PgBouncer opens to one database, 0 for no limit (`pgbouncer_max_db_connections`).
-    public var pgbouncerMaxDatabaseConnections = 0
-    /// How long a client waits for a server connection before PgBouncer gives up, seconds, 0 for ever
-    /// (`pgbouncer_query_wait_timeout`).
-    public var pgbouncerQueryWaitTimeout = 120
 
     /// Each host's address (its `ansible_host`, else its name), by inventory name.
     public var addresses: [String: String] = [:]

@@ -135,7 +135,7 @@ enum PatroniPlays {
     static func stopped(_ model: ClusterModel, leaving: [String]? = nil) -> Play {
         Play("patroni stopped", on: model.pattern(leaving ?? model.databaseHosts), tags: ["patroni"]) { _ in
             Service("patroni", state: .stopped, enabled: false)
-            if model.pgbouncer { Service("pgbouncer", state: .stopped, enabled: false) }
+            if model.pgbouncer != nil { Service("pgbouncer", state: .stopped, enabled: false) }
             if leaving == nil { Service("postgresql", state: .stopped, enabled: false) }
         }
     }

@@ -7,6 +7,9 @@ struct PgBouncerRole: Role {
 
     static let packages = ["pgbouncer"]
 
+    /// The inventory's settings (the role plays only when PgBouncer is installed).
+    private var settings: PgBouncerSettings { model.pgbouncer ?? PgBouncerSettings() }
+
     var steps: [Step] {
         Package(Self.packages)
         Template(
@@ -32,9 +35,9 @@ struct PgBouncerRole: Role {
                 "member": .string(host.name),
                 // With the VIP on the leader, PgBouncer listens on every address there.
                 "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
-                "port": .int(model.pgbouncerPort),
+                "port": .int(settings.port),
             ]
-        ).onChange(PgBouncerPlays.restart(model).handler)
+        ).onChange(PgBouncerPlays.restart(port: settings.port).handler)
         // The rest is read again on reload: pooled connections stay.
         Template(
             "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
@@ -42,17 +45,17 @@ struct PgBouncerRole: Role {
             values: [
                 "cluster": .string(model.name), "member": .string(host.name), "postgres_port": .int(model.postgresPort),
                 "superuser": .string(model.superuser),
-                "max_client_conn": .int(model.pgbouncerMaxClientConnections),
-                "tls": .bool(model.tls != nil && model.pgbouncerClientTLS != "disable"),
-                "client_tls": .string(model.pgbouncerClientTLS),
+                "max_client_conn": .int(settings.maxClientConnections),
+                "tls": .bool(model.tls != nil && settings.servesTLS),
+                "client_tls": .string(settings.clientTLS),
                 "tls_certificate": .string(TLSFiles.patroni.certificate),
                 "tls_key": .string(TLSFiles.patroni.key), "tls_authority": .string(TLSFiles.patroni.authority),
-                "default_pool_size": .int(model.pgbouncerDefaultPoolSize),
-                "pool_mode": .string(model.pgbouncerPoolMode),
-                "max_db_connections": .int(model.pgbouncerMaxDatabaseConnections),
-                "query_wait_timeout": .int(model.pgbouncerQueryWaitTimeout),
+                "default_pool_size": .int(settings.defaultPoolSize),
+                "pool_mode": .string(settings.poolMode),
+                "max_db_connections": .int(settings.maxDatabaseConnections),
+                "query_wait_timeout": .int(settings.queryWaitTimeout),
                 "pools": .list(
-                    model.pgbouncerPools.map {
+                    settings.pools.map {
                         .map([
                             "name": .string($0.name), "database": .string($0.database), "options": .string($0.options),
                         ])
@@ -61,7 +64,7 @@ struct PgBouncerRole: Role {
         ).onChange(.reload("pgbouncer"))
         Service("pgbouncer", state: .started, enabled: true)
         FlushHandlers()
-        WaitFor.port(model.pgbouncerPort, host: "127.0.0.1", timeout: .seconds(30))
+        WaitFor.port(settings.port, host: "127.0.0.1", timeout: .seconds(30))
     }
 }
 
@@ -70,20 +73,21 @@ enum PgBouncerPlays {
     /// PgBouncer on `hosts` (every database host by default), when the inventory installs it; a change of where
     /// it listens restarts one member's PgBouncer at a time, so that the others keep serving.
     static func poolers(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
-        guard model.pgbouncer else { return [] }
+        guard let settings = model.pgbouncer else { return [] }
         let pattern = hosts.map(model.pattern) ?? "postgres_cluster"
         return [
             Play("pgbouncer", on: pattern, tags: ["pgbouncer"]) { host in
                 PgBouncerRole(host: host, model: model).steps
             },
-            Play("pgbouncer restarts", on: pattern, serial: 1, tags: ["pgbouncer"]) { _ in restart(model).due },
+            Play("pgbouncer restarts", on: pattern, serial: 1, tags: ["pgbouncer"]) { _ in
+                restart(port: settings.port).due
+            },
         ]
     }
 
     /// PgBouncer restarted, then listening again (only a restart reads listen.ini).
-    static func restart(_ model: ClusterModel) -> RollingRestart {
+    static func restart(port: Int) -> RollingRestart {
         RollingRestart(
-            "pgbouncer", command: "systemctl restart pgbouncer",
-            ready: WaitFor.port(model.pgbouncerPort, timeout: .seconds(30)).check)
+            "pgbouncer", command: "systemctl restart pgbouncer", ready: WaitFor.port(port, timeout: .seconds(30)).check)
     }
 }

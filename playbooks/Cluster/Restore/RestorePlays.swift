@@ -81,7 +81,7 @@ struct RestorePlays {
             RestoreStage(
                 plan: plan, stage: RestoreProgress.abandoned, summary: "patroni started again, restore abandoned",
                 command: model.databaseHosts.contains(host.name)
-                    ? "systemctl enable --now patroni" + (model.pgbouncer ? " && systemctl start pgbouncer" : "")
+                    ? "systemctl enable --now patroni" + (model.pgbouncer != nil ? " && systemctl start pgbouncer" : "")
                     : "true")
         }
     }
@@ -92,11 +92,12 @@ struct RestorePlays {
     private func stopped(leader: Bool) -> RestoreStage {
         let postgres = PostgresControl(model)
         let stop =
-            "systemctl disable --now patroni" + (model.pgbouncer ? " && systemctl stop pgbouncer" : "")
+            "systemctl disable --now patroni" + (model.pgbouncer != nil ? " && systemctl stop pgbouncer" : "")
             + " && \(postgres.stopped)"
         return RestoreStage(
             plan: plan, stage: "stopped",
-            summary: (leader ? "WAL archived, " : "") + "patroni\(model.pgbouncer ? " and pgbouncer" : "") stopped",
+            summary: (leader ? "WAL archived, " : "") + (model.pgbouncer == nil ? "patroni" : "patroni and pgbouncer")
+                + " stopped",
             command: leader ? Self.archived(model) + " && " + stop : stop)
     }
 

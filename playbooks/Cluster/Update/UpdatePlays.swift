@@ -60,7 +60,7 @@ enum UpdatePlays {
                     .command(PatroniAPI(model, member: name).caughtUp(model), what: "streaming, caught up"),
                     timeout: .seconds(300))
                 try MemberDrain.back(model, host: host)
-                if model.pgbouncer { Service("pgbouncer", state: .started, enabled: true) }
+                if model.pgbouncer != nil { Service("pgbouncer", state: .started, enabled: true) }
             }
             if balancer {
                 Service("haproxy", state: .started, enabled: true)
