@@ -96,7 +96,7 @@ struct ClusterFlowOptions: ParsableArguments {
         }
         let wheel =
             Flow.needsPatroniWheel
-            ? try PatroniWheel.load(version: model.patroniVersion, digest: model.patroniWheelDigest) : []
+            ? try PatroniWheel.load(version: model.patroni.version, digest: model.patroni.wheelDigest) : []
         let playbook = flow.playbook(model, patroniWheel: wheel)
         try run.checkTags(of: playbook)
         // Under --check nothing is written, the secrets file included.

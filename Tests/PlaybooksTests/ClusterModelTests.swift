@@ -116,8 +116,8 @@ struct ClusterModelTests {
         #expect(model.dataDirectory == "/var/lib/postgresql/15/main")
         #expect(model.etcdHosts.count == 3 && model.databaseHosts.count == 3 && model.balancerHosts.count == 2)
         #expect(model.primaryHost == "10.213.0.11")
-        #expect(model.synchronousMode && !model.synchronousModeStrict)
-        #expect(model.loopWait + 2 * model.retryTimeout <= model.ttl)
+        #expect(model.patroni.synchronousMode && !model.patroni.synchronousModeStrict)
+        #expect(model.patroni.loopWait + 2 * model.patroni.retryTimeout <= model.patroni.ttl)
         #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
         #expect(
             model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers, routerID: 100)

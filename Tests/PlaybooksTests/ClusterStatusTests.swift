@@ -73,7 +73,7 @@ struct ClusterStatusTests {
     @Test("a replica lagging past maximum_lag_on_failover is named; a lag within it, or unknown, is not")
     func lag() throws {
         let (model, _) = try ClusterModelTests().load()
-        #expect(model.maximumLagOnFailover == 1_048_576)
+        #expect(model.patroni.maximumLagOnFailover == 1_048_576)
         let within = try status(healthy, lag: ["10.213.0.12": 1_048_576, "10.213.0.13": "unknown"])
         #expect(within.findProblems(model).isEmpty)
         let behind = try status(healthy, lag: ["10.213.0.13": 5_000_000])

@@ -225,7 +225,7 @@ extension PatroniConfigTests {
         let (given, _) = try ClusterModelTests().load(
             vars: ClusterModelTests.vars
                 + "\npatroni_version: \"4.0.7\"\npatroni_wheel_sha256: \"\(digest.uppercased())\"\n")
-        #expect(given.patroniWheelDigest == digest)
+        #expect(given.patroni.wheelDigest == digest)
     }
 }
 

@@ -105,7 +105,7 @@ struct RemoveNodeFlowTests {
         #expect(
             RemovalGuard.problems(cluster: cluster, etcd: etcd, model: model, leaving: ["10.213.0.11"]).first?
                 .hasPrefix("10.213.0.11 is the leader") == true)
-        model.synchronousModeStrict = true
+        model.patroni.synchronousModeStrict = true
         let problems = RemovalGuard.problems(cluster: cluster, etcd: etcd, model: model, leaving: ["10.213.0.12"])
         #expect(problems.count == 2, "\(problems)")
         #expect(

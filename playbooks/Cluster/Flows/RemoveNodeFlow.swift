@@ -43,9 +43,9 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
                 "\(remaining.etcdHosts.count) of the \(model.etcdHosts.count) etcd members would stay, fewer than its quorum (\(quorum))",
                 hint: "remove etcd members a few at a time, keeping a majority, and add new ones in between")
         }
-        if model.synchronousMode, model.synchronousNodeCount > remaining.synchronousCandidates {
+        if model.patroni.synchronousMode, model.patroni.synchronousNodeCount > remaining.synchronousCandidates {
             throw FlowError(
-                "\(remaining.synchronousCandidates) replica(s) would stay to be synchronous standbys, and synchronous_node_count is \(model.synchronousNodeCount)",
+                "\(remaining.synchronousCandidates) replica(s) would stay to be synchronous standbys, and synchronous_node_count is \(model.patroni.synchronousNodeCount)",
                 hint: "add a replica first, or lower synchronous_node_count and deploy")
         }
     }

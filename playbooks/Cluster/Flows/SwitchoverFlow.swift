@@ -78,12 +78,12 @@ public struct SwitchoverFlow: ClusterFlow, Sendable {
                 + "\(leader.timeline.map(String.init) ?? "?")"
         }
         let behind = bytes(member.lag)
-        if behind > model.maximumLagOnFailover {
+        if behind > model.patroni.maximumLagOnFailover {
             return "it lags \(member.lag.map(\.description) ?? "?") behind (maximum_lag_on_failover is "
-                + "\(model.maximumLagOnFailover) B)"
+                + "\(model.patroni.maximumLagOnFailover) B)"
         }
         if model.patroniTags(of: member.name)["nofailover"] == .bool(true) { return "it is tagged nofailover" }
-        if model.synchronousMode, model.databaseHosts.count > 1, member.role != "sync_standby" {
+        if model.patroni.synchronousMode, model.databaseHosts.count > 1, member.role != "sync_standby" {
             return "it is not the synchronous standby, the only member Patroni hands over to under synchronous_mode"
         }
         return nil

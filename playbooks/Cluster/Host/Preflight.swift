@@ -127,11 +127,11 @@ struct Preflight: Resource {
         }
         let unsafePatroni = lines.filter { $0.hasPrefix("patroni=") }.map { String($0.dropFirst(8)) }
             .filter { PatroniRelease.isOlder($0, than: PatroniRelease.firstSafeWithEtcd3) }
-        if let version = unsafePatroni.first, lines.contains("patroni_etcd3=1"), !model.upgradePatroni {
+        if let version = unsafePatroni.first, lines.contains("patroni_etcd3=1"), !model.patroni.upgrade {
             problems.append(
                 "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
                     + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
-                    + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroniVersion)")
+                    + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroni.version)")
         }
         problems += lostSecrets(lines)
         problems += otherClusters(lines)

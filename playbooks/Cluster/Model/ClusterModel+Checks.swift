@@ -13,10 +13,10 @@ extension ClusterModel {
                 at: reader.origin(.postgresqlParameters),
                 hint: "remove it: Keel archives with \(backups.archiveCommand)")
         }
-        if synchronousMode, synchronousNodeCount > synchronousCandidates {
+        if patroni.synchronousMode, patroni.synchronousNodeCount > synchronousCandidates {
             let origin = reader.origin(.synchronousNodeCount) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
-                "synchronous_node_count is \(synchronousNodeCount) but the cluster has \(synchronousCandidates) replica(s)"
+                "synchronous_node_count is \(patroni.synchronousNodeCount) but the cluster has \(synchronousCandidates) replica(s)"
                     + (synchronousCandidates < replicaHosts.count ? " that may be synchronous (not nosync=true)" : ""),
                 at: origin,
                 hint: "lower it to at most \(synchronousCandidates), or add replicas")
@@ -51,16 +51,16 @@ extension ClusterModel {
                 "[etcd_cluster] has \(etcdHosts.count) member(s): etcd needs an odd number, at least 3, to survive the loss of one",
                 at: etcdLocation, hint: "use 3 or 5 members, or set etcd_allow_even_members: true to accept the risk")
         }
-        if loopWait + 2 * retryTimeout > ttl {
+        if patroni.loopWait + 2 * patroni.retryTimeout > patroni.ttl {
             let origin = reader.origin(.patroniTTL) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
-                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(loopWait) + 2 × \(retryTimeout) > \(ttl)",
+                "Patroni needs loop_wait + 2 × retry_timeout ≤ ttl, but \(patroni.loopWait) + 2 × \(patroni.retryTimeout) > \(patroni.ttl)",
                 at: origin,
                 hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
         }
-        if PatroniRelease.isOlder(patroniVersion, than: PatroniRelease.oldestInstalled) {
+        if PatroniRelease.isOlder(patroni.version, than: PatroniRelease.oldestInstalled) {
             throw InventoryError(
-                "patroni_version \(patroniVersion) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
+                "patroni_version \(patroni.version) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
                 at: reader.origin(.patroniVersion),
                 hint:
                     "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release"

@@ -65,15 +65,7 @@ extension ClusterModel {
             restAPIUser: try reader.string(.restAPIName) ?? "patroni",
             restAPIPassword: try secret(reader, .restAPIPassword, secrets),
             vrrpPassword: secrets.password(for: ClusterSecrets.vrrpPassword),
-            synchronousMode: try reader.bool(.synchronousMode) ?? true,
-            synchronousModeStrict: try reader.bool(.synchronousModeStrict) ?? false,
-            synchronousNodeCount: try reader.int(.synchronousNodeCount, in: 1...16) ?? 1,
-            ttl: try reader.int(.patroniTTL, in: 10...3600) ?? 30,
-            loopWait: try reader.int(.patroniLoopWait, in: 1...600) ?? 10,
-            retryTimeout: try reader.int(.patroniRetryTimeout, in: 1...600) ?? 10,
-            maximumLagOnFailover: try reader.int(.patroniMaximumLag, in: 0...(1 << 50)) ?? 1_048_576,
-            patroniVersion: try reader.string(.patroniVersion) ?? "4.1.5",
-            upgradePatroni: try reader.bool(.upgradePatroni) ?? false,
+            patroni: try PatroniSettings.read(reader),
             withHAProxy: try reader.bool(.withHAProxy) ?? false,
             haproxyPorts: try haproxyPorts(reader),
             vip: try vip(reader, inventory: inventory),
@@ -98,12 +90,11 @@ extension ClusterModel {
         if model.withHAProxy {
             model.haproxyStatsPassword = secrets.password(for: ClusterSecrets.haproxyStatsPassword)
         }
-        model.patroniWheelDigest = try wheelDigest(reader, version: model.patroniVersion)
+        model.patroni.wheelDigest = try PatroniSettings.wheelDigest(reader, version: model.patroni.version)
         model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
         model.maximumTransactionSeconds = try reader.int(.maximumTransactionSeconds, in: 1...86_400) ?? 15
         model.maximumReplicationLagBytes =
             try reader.int(.maximumReplicationLagBytes, in: 0...(1 << 50)) ?? 10_485_760
-        model.failsafeMode = try reader.bool(.patroniFailsafeMode) ?? false
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {

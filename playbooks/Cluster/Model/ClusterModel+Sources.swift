@@ -39,24 +39,4 @@ extension ClusterModel {
         }
         return PGDGRepository(url: url, key: key)
     }
-
-    /// `patroni_wheel_sha256`, else the digest Keel pins for `version`.
-    static func wheelDigest(_ reader: VariableReader, version: String) throws(InventoryError) -> String {
-        if let digest = try reader.string(.patroniWheelDigest) {
-            guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
-                throw InventoryError(
-                    "patroni_wheel_sha256 '\(digest)' is not a SHA-256 (64 hex digits)",
-                    at: reader.origin(.patroniWheelDigest))
-            }
-            return digest.lowercased()
-        }
-        guard let pinned = PatroniWheel.pinned[version] else {
-            throw InventoryError(
-                "Keel pins no SHA-256 for the Patroni \(version) wheel, and root would run code from it on every "
-                    + "database host", at: reader.origin(.patroniVersion),
-                hint: "give patroni_wheel_sha256 (the digest PyPI lists for patroni-\(version)-py3-none-any.whl), "
-                    + "or remove patroni_version for Keel's release")
-        }
-        return pinned
-    }
 }

@@ -110,7 +110,7 @@ extension ClusterModel {
                 at: origin ?? SourceLocation(file: inventory.path, line: 1))
         }
         try check(name, .name, "patroni_cluster_name", at: reader.origin(.patroniClusterName))
-        try check(patroniVersion, .version, "patroni_version", at: reader.origin(.patroniVersion))
+        try check(patroni.version, .version, "patroni_version", at: reader.origin(.patroniVersion))
         try check(dataDirectory, .path, "postgresql_data_dir", at: reader.origin(.postgresqlDataDirectory))
         for host in allHosts {
             let location = inventory.hosts[host]?.location

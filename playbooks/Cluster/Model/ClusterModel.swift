@@ -48,30 +48,11 @@ public struct ClusterModel: Sendable {
     public var vrrpPassword: Secret
     /// The password of HAProxy's stats page, where HAProxy runs.
     public var haproxyStatsPassword: Secret?
-    public var synchronousMode: Bool
-    public var synchronousModeStrict: Bool
-    public var synchronousNodeCount: Int
-    public var ttl: Int
-    public var loopWait: Int
-    public var retryTimeout: Int
-    /// How far behind the leader, in bytes, a replica may be and still be promoted; status calls a member further
-    /// behind lagging (`patroni_maximum_lag_on_failover`).
-    public var maximumLagOnFailover: Int
-    /// How long Patroni keeps the replication slot of a member that is gone, holding WAL for its return (Patroni's
-    /// `member_slots_ttl`, at Patroni's default).
-    public var memberSlotsTTL = "30min"
-    /// The Patroni release installed from the pushed wheel.
-    public var patroniVersion: String
-    /// The SHA-256 its wheel must have: pinned by Keel for the releases it knows, else `patroni_wheel_sha256`.
-    public var patroniWheelDigest = ""
-    /// Whether Keel may replace a Patroni older than 3.0.3 that already runs with etcd v3 (`keel_upgrade_patroni`).
-    public var upgradePatroni: Bool
+    /// Patroni's release and how its members hold and hand over the leader's role.
+    public var patroni: PatroniSettings
     /// How long a step that copies the whole database may take: a replica's clone, the first full backup
     /// (`keel_data_copy_timeout`, seconds).
     public var dataCopyTimeout: Duration = .seconds(21_600)
-    /// Whether the leader keeps its role while etcd cannot be reached, as long as every other member answers it
-    /// (Patroni's failsafe mode, `patroni_failsafe_mode`).
-    public var failsafeMode = false
     /// How long a client's transaction may have run on the leader when a planned switchover would end it
     /// (`max_transaction_sec`, seconds): the hand-over waits for older ones to finish first.
     public var maximumTransactionSeconds = 15

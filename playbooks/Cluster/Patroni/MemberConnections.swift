@@ -11,7 +11,7 @@ extension ClusterModel {
     /// libpq's `sslmode` between members; nil without TLS.
     var memberSSLMode: String? {
         guard tls != nil else { return nil }
-        return upgradePatroni ? "prefer" : "verify-full"
+        return patroni.upgrade ? "prefer" : "verify-full"
     }
 
     /// libpq's connection string to `address` as `user`, every value quoted.

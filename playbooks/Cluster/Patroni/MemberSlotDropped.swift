@@ -9,7 +9,7 @@ struct MemberSlotDropped: Resource {
     let member: String
 
     /// How long Patroni gets to drop the slot: a few of its cycles.
-    private var patience: Int { 3 * model.loopWait + 5 }
+    private var patience: Int { 3 * model.patroni.loopWait + 5 }
 
     var description: String { "\(member) has no replication slot" }
 
@@ -40,8 +40,8 @@ struct MemberSlotDropped: Resource {
             api.send("PATCH", "/config", json: retention(.integer(0)), timeout: 30)
             + " || { echo 'Patroni refused member_slots_ttl 0' >&2; exit 1; }; "
             + "\(Poll(until: "[ \"$(\(count))\" = 0 ]", seconds: patience, onTimeout: .proceed)); "
-            + api.send("PATCH", "/config", json: retention(.string(model.memberSlotsTTL)), timeout: 30)
-            + " || { echo 'Patroni refused member_slots_ttl \(model.memberSlotsTTL); keel deploy sets it again' >&2; exit 1; }; "
+            + api.send("PATCH", "/config", json: retention(.string(model.patroni.memberSlotsTTL)), timeout: 30)
+            + " || { echo 'Patroni refused member_slots_ttl \(model.patroni.memberSlotsTTL); keel deploy sets it again' >&2; exit 1; }; "
             + "[ \"$(\(count))\" = 0 ] || { echo 'Patroni kept slot \(slot) for \(patience) s' >&2; exit 1; }"
         return [Change("drop replication slot \(slot) (member_slots_ttl 0 until Patroni drops it)", .shell(command))]
     }

@@ -74,7 +74,7 @@ struct PatroniAPI {
                      and isinstance(me.get("lag"), int) and me["lag"] <= int(sys.argv[2]) else 1)
             """
         return get("/cluster")
-            + " | python3 -c \(shellQuote(check)) \(shellQuote(member)) \(model.maximumLagOnFailover)"
+            + " | python3 -c \(shellQuote(check)) \(shellQuote(member)) \(model.patroni.maximumLagOnFailover)"
     }
 
     /// Succeeds when the member runs as the primary, or as a replica streaming WAL from it. Not `"role": "primary"`

@@ -38,14 +38,14 @@ struct PatroniDynamicConfig: Resource {
 
     private static func settings(_ model: ClusterModel, parameters: [ClusterModel.Parameter]) -> JSONValue {
         .object([
-            "ttl": .integer(model.ttl), "loop_wait": .integer(model.loopWait),
-            "retry_timeout": .integer(model.retryTimeout),
-            "maximum_lag_on_failover": .integer(model.maximumLagOnFailover),
-            "synchronous_mode": .bool(model.synchronousMode),
-            "synchronous_mode_strict": .bool(model.synchronousModeStrict),
-            "synchronous_node_count": .integer(model.synchronousNodeCount),
-            "member_slots_ttl": .string(model.memberSlotsTTL),
-            "failsafe_mode": .bool(model.failsafeMode),
+            "ttl": .integer(model.patroni.ttl), "loop_wait": .integer(model.patroni.loopWait),
+            "retry_timeout": .integer(model.patroni.retryTimeout),
+            "maximum_lag_on_failover": .integer(model.patroni.maximumLagOnFailover),
+            "synchronous_mode": .bool(model.patroni.synchronousMode),
+            "synchronous_mode_strict": .bool(model.patroni.synchronousModeStrict),
+            "synchronous_node_count": .integer(model.patroni.synchronousNodeCount),
+            "member_slots_ttl": .string(model.patroni.memberSlotsTTL),
+            "failsafe_mode": .bool(model.patroni.failsafeMode),
             "postgresql": .object([
                 "use_pg_rewind": .bool(true), "use_slots": .bool(true),
                 "parameters": .object(
@@ -78,7 +78,7 @@ struct PatroniDynamicConfig: Resource {
         // restart) leaves the next run to wait for them before it looks (see PendingRestart).
         let command =
             "{ " + sends.joined(separator: " || ") + "; } && mkdir -p /run/keel && date +%s > \(Self.changedMark) "
-            + "&& sleep \(model.loopWait + 5)"
+            + "&& sleep \(model.patroni.loopWait + 5)"
         var changes = summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
         if summaries.contains(where: { $0.hasSuffix("(applied on a restart)") }) {
             changes.append(

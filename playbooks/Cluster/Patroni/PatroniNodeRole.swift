@@ -7,9 +7,9 @@ struct PatroniNodeRole: Role {
     let model: ClusterModel
     let wheel: [UInt8]
 
-    private var wheelPath: String { "/opt/patroni/wheels/patroni-\(model.patroniVersion)-py3-none-any.whl" }
+    private var wheelPath: String { "/opt/patroni/wheels/patroni-\(model.patroni.version)-py3-none-any.whl" }
     /// Where this release of Patroni lives (its version checked as a version by the model).
-    private var venv: String { "/opt/patroni/\(model.patroniVersion)" }
+    private var venv: String { "/opt/patroni/\(model.patroni.version)" }
     private var restart: RollingRestart { PatroniRestarts.changedFiles(model, host: host.name) }
 
     /// PostgreSQL from Debian (or PGDG) and the Python libraries Patroni uses from the system.
@@ -29,7 +29,7 @@ struct PatroniNodeRole: Role {
             MainClusterOff().steps
             Package(Self.packages(model))
             Service("postgresql", state: .stopped, enabled: false)
-            if model.upgradePatroni {
+            if model.patroni.upgrade {
                 // The distribution's older Patroni stops if it runs, then goes (its configuration files stay): Keel's
                 // runs from /opt/patroni.
                 OldPatroniStop()
@@ -44,8 +44,8 @@ struct PatroniNodeRole: Role {
                 "rm -rf \(venv) && python3 -m venv --system-site-packages \(venv) && "
                     + "\(venv)/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
                     + "ln -sfn \(venv)/bin /opt/patroni/bin.new && mv -T /opt/patroni/bin.new /opt/patroni/bin",
-                what: "Patroni \(model.patroniVersion) installed in \(venv)",
-                unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroniVersion)' ]"
+                what: "Patroni \(model.patroni.version) installed in \(venv)",
+                unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroni.version)' ]"
             ).onChange(restart.handler)
             Directory(
                 "\(ClusterModel.postgresHome)/\(model.postgresVersion)", mode: 0o700, owner: "postgres",
@@ -102,7 +102,7 @@ struct PatroniNodeRole: Role {
                     "cluster": .string(model.name)
                 ]
             ).onChange(restart.handler)
-            if model.upgradePatroni {
+            if model.patroni.upgrade {
                 // Handlers first, while the member is stopped: they must not mark the Patroni started next for a restart.
                 FlushHandlers()
                 PatroniRestarts.replacing(model, host: host.name)
@@ -170,7 +170,7 @@ struct PatroniNodeRole: Role {
         return [
             "cluster": .string(model.name), "member": .string(host.name),
             "api_address": .string("\(address):\(ClusterPorts.patroniAPI)"),
-            "patroni_version": .string(model.patroniVersion),
+            "patroni_version": .string(model.patroni.version),
             "etcd_hosts": .string(
                 model.etcdHosts.map { "\(model.address(of: $0)):\(ClusterPorts.etcdClient)" }.joined(separator: ",")),
             "dcs": .string(PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)),

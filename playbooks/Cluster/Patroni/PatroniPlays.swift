@@ -8,8 +8,8 @@ enum PatroniPlays {
     static func members(_ model: ClusterModel, wheel: [UInt8], on hosts: [String]? = nil) -> Play {
         Play(
             "postgresql and patroni", on: hosts.map(model.pattern) ?? "postgres_cluster",
-            serial: model.upgradePatroni ? 1 : nil,
-            anyErrorsFatal: model.upgradePatroni, tags: ["postgresql", "patroni"]
+            serial: model.patroni.upgrade ? 1 : nil,
+            anyErrorsFatal: model.patroni.upgrade, tags: ["postgresql", "patroni"]
         ) { host in
             try PatroniNodeRole(host: host, model: model, wheel: wheel).steps
         }
@@ -24,7 +24,7 @@ enum PatroniPlays {
             // Patroni applies a reload on its next cycle: the run goes on once pg_hba.conf has the new lines.
             WaitFor(
                 .command(hbaApplied(model), what: "pg_hba.conf to let the new members in"),
-                timeout: .seconds(3 * model.loopWait + 10))
+                timeout: .seconds(3 * model.patroni.loopWait + 10))
         }
     }
 
@@ -118,7 +118,7 @@ enum PatroniPlays {
         ) { host in
             // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.
             MemberInService(model: model, host: host.name).steps
-            if model.synchronousMode && model.databaseHosts.count > 1 {
+            if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
                 WaitFor(
                     .command(
                         PatroniAPI(model, member: host.name).shows("/cluster", #""role": "sync_standby""#),

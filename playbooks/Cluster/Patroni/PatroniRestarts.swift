@@ -13,7 +13,7 @@ enum PatroniRestarts {
             + api.send("POST", "/switchover", json: #"{"leader": \#(JSONValue.string(host).json)}"#, timeout: 30)
             + " && \(Poll(until: "! \(api.isPrimary)", seconds: 60, onTimeout: .proceed)); fi; "
         var ready = api.waitInService
-        if model.synchronousMode && model.databaseHosts.count > 1 {
+        if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
             ready =
                 "( \(ready) ) && "
                 + Poll(
@@ -30,7 +30,7 @@ enum PatroniRestarts {
     /// Keel's Patroni, started on the data the older one managed, once Keel's files are in place.
     static func replacing(_ model: ClusterModel, host: String) -> MarkedRestart {
         MarkedRestart(
-            mark: replacingMark, summary: "start Patroni \(model.patroniVersion) in place of Debian's",
+            mark: replacingMark, summary: "start Patroni \(model.patroni.version) in place of Debian's",
             command: "systemctl daemon-reload && systemctl enable -q patroni && systemctl start patroni",
             ready: PatroniAPI(model, member: host).waitInService)
     }

@@ -28,7 +28,7 @@ struct PendingRestart: Resource {
 
     /// Sleeps until every member has had a full cycle since the time in `mark` (a configuration change), if any.
     static func cycleAfter(_ mark: String, _ model: ClusterModel) -> String {
-        "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.loopWait + 5) - $(date +%s) )); "
+        "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.patroni.loopWait + 5) - $(date +%s) )); "
             + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi"
     }
 
@@ -87,14 +87,14 @@ struct PendingRestart: Resource {
     func apply(_ changes: [Change], on host: HostExecutor) async throws {
         try await host.perform(changes)
         var restartedAgain = false
-        for second in 1...(3 * model.loopWait) {
+        for second in 1...(3 * model.patroni.loopWait) {
             try await Task.sleep(for: .seconds(1))
             var again = self
             again.handsOver = false
             let remaining = try again.changes(
                 from: ProbeOutput(text: try await host.run(probe).stdoutText), on: host.context)
             if remaining.isEmpty { return }
-            if !restartedAgain, second > model.loopWait + 2 {
+            if !restartedAgain, second > model.patroni.loopWait + 2 {
                 try await host.perform(remaining)
                 restartedAgain = true
             }

@@ -58,7 +58,7 @@ struct SwitchedOver: Resource {
         var body: [String: JSONValue] = ["leader": .string(leader)]
         body["candidate"] = candidate.map(JSONValue.string)
         var steps: [String] = []
-        if model.synchronousMode && model.databaseHosts.count > 1 {
+        if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
             steps.append(
                 Poll(
                     until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",

@@ -38,7 +38,7 @@ struct UnflaggedRestart: Resource {
         let waiting = output.fields["waiting"] ?? ""
         guard !waiting.isEmpty, output.fields["flagged"] != "1" else { return [] }
         let flagged = PatroniAPI(model, member: host).shows("/patroni", #""pending_restart": true"#)
-        let seconds = model.loopWait + 20
+        let seconds = model.patroni.loopWait + 20
         return [
             Change(
                 "PostgreSQL waits for a restart to apply \(waiting), which Patroni has not flagged: reload Patroni",

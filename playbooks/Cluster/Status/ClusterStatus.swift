@@ -130,17 +130,18 @@ public struct ClusterStatus: Codable, Sendable {
                 if member.state != (leads ? "running" : "streaming") {
                     problems.append("\(host) is \(member.state)")
                 } else if countingLag, !leads, case .bytes(let behind) = member.lag,
-                    behind > model.maximumLagOnFailover
+                    behind > model.patroni.maximumLagOnFailover
                 {
                     problems.append(
                         "\(host) lags \(behind) bytes behind the leader (more than maximum_lag_on_failover, "
-                            + "\(model.maximumLagOnFailover): it would not be promoted)")
+                            + "\(model.patroni.maximumLagOnFailover): it would not be promoted)")
                 }
             } else {
                 problems.append("\(host) is not a member")
             }
         }
-        if model.synchronousMode, model.databaseHosts.count > 1, !members.contains(where: { $0.role == "sync_standby" })
+        if model.patroni.synchronousMode, model.databaseHosts.count > 1,
+            !members.contains(where: { $0.role == "sync_standby" })
         {
             problems.append("no synchronous standby")
         }

@@ -42,7 +42,7 @@ struct RemovalGuard: Resource {
             )
         }
         let staying = members.filter { !leaving.contains($0.name) }
-        if model.synchronousModeStrict, members.contains(where: { $0.role == "sync_standby" }),
+        if model.patroni.synchronousModeStrict, members.contains(where: { $0.role == "sync_standby" }),
             !staying.contains(where: { $0.role == "sync_standby" })
         {
             problems.append(

@@ -20,7 +20,7 @@ enum MemberDrain {
         FlushHandlers()
         WaitFor(
             .command(applied(model, member: host.name), what: "readers and the synchronous role moved away"),
-            timeout: .seconds(3 * model.loopWait + 30))
+            timeout: .seconds(3 * model.patroni.loopWait + 30))
     }
 
     /// The member's patroni.yml as the model has it again (reloaded when it changes).
@@ -35,7 +35,7 @@ enum MemberDrain {
     private static func applied(_ model: ClusterModel, member: String) -> String {
         let api = PatroniAPI(model, member: member)
         var check = "! \(api.get("/replica")) >/dev/null"
-        if model.synchronousMode && model.synchronousCandidates > 1 {
+        if model.patroni.synchronousMode && model.synchronousCandidates > 1 {
             check += " && ! \(api.get("/cluster")) | python3 -c \(shellQuote(isSyncStandby)) \(shellQuote(member))"
         }
         return model.withHAProxy ? "\(check) && sleep 6" : check
