@@ -120,8 +120,8 @@ struct ClusterModelTests {
         #expect(model.patroni.loopWait + 2 * model.patroni.retryTimeout <= model.patroni.ttl)
         #expect(model.parameters.map(\.option) == ["max_connections", "work_mem"])
         #expect(
-            model.withHAProxy && model.vip == VIP(address: "10.213.0.100", placement: .balancers, routerID: 100)
-                && model.haproxyPorts.stats == 7000)
+            model.haproxy != nil && model.vip == VIP(address: "10.213.0.100", placement: .balancers, routerID: 100)
+                && model.haproxy?.ports.stats == 7000)
         #expect(
             model.etcdEndpoints
                 == "https://10.213.0.11:2379,https://10.213.0.12:2379,https://10.213.0.13:2379")

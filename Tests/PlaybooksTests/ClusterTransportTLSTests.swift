@@ -67,7 +67,7 @@ struct ClusterTransportTLSTests {
     func haproxy() throws {
         let (model, directory) = try ClusterModelTests().load()
         let balancer = try ClusterModelTests.host("10.213.0.14", directory)
-        let steps = HAProxyRole(model: model, host: "10.213.0.14").steps
+        let steps = HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: "10.213.0.14").steps
         let authority = try #require(
             steps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.authorityFile })
         guard case .text(let pem) = authority.contents else { Issue.record("no CA"); return }

@@ -54,13 +54,15 @@ struct HostFlagsTests {
                 """), "\(patroni)")
         let tagged = try ClusterModelTests.host("10.213.0.14", directory)
         let haproxy = try ClusterModelTests.rendered(
-            HAProxyRole(model: model, host: tagged.name).steps, "/etc/haproxy/haproxy.cfg", on: tagged)
+            HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: tagged.name).steps,
+            "/etc/haproxy/haproxy.cfg", on: tagged)
         for check in ["/primary\n", "/replica?tag_datacenter=dc1\n", "/sync?tag_datacenter=dc1\n"] {
             #expect(haproxy.contains("option httpchk OPTIONS \(check)"), "\(haproxy)")
         }
         let plain = try ClusterModelTests.host("10.213.0.15", directory)
         let untagged = try ClusterModelTests.rendered(
-            HAProxyRole(model: model, host: plain.name).steps, "/etc/haproxy/haproxy.cfg", on: plain)
+            HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: plain.name).steps,
+            "/etc/haproxy/haproxy.cfg", on: plain)
         #expect(untagged.contains("option httpchk OPTIONS /replica\n") && !untagged.contains("tag_"))
     }
 

@@ -12,7 +12,7 @@ struct PgBouncerConfigTests {
         let (model, directory) = try ClusterModelTests().load()
         let host = HostContext(
             name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
-        let steps = PgBouncerRole(host: host, model: model).steps
+        let steps = PgBouncerRole(host: host, model: model, settings: try #require(model.pgbouncer)).steps
         func template(_ path: String) throws -> Step {
             try #require(steps.first { ($0.resource as? Template)?.path == path })
         }
@@ -36,8 +36,11 @@ struct PgBouncerConfigTests {
             let (model, directory) = try ClusterModelTests().load(vars: ClusterModelTests.vars + vars)
             let host = HostContext(
                 name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+            let settings = try #require(model.pgbouncer)
             let main = try #require(
-                PgBouncerRole(host: host, model: model).steps.compactMap { $0.resource as? Template }.first {
+                PgBouncerRole(host: host, model: model, settings: settings).steps.compactMap {
+                    $0.resource as? Template
+                }.first {
                     $0.path == "/etc/pgbouncer/pgbouncer.ini"
                 })
             return try main.render(for: host)

@@ -10,11 +10,11 @@ enum BalancerPlays {
     /// HAProxy on every balancer (or on `hosts`), routing to the members of the model (a reload: established
     /// connections stay).
     static func haproxy(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
-        guard model.withHAProxy else { return [] }
+        guard let haproxy = model.haproxy else { return [] }
         return [
             Play("haproxy", on: model.pattern(hosts ?? model.balancerHosts), tags: ["haproxy", "load_balancing"]) {
                 host in
-                HAProxyRole(model: model, host: host.name).steps
+                HAProxyRole(model: model, haproxy: haproxy, host: host.name).steps
             }
         ]
     }
@@ -22,7 +22,7 @@ enum BalancerPlays {
     /// keepalived on every balancer: configurations written, backups with a new one stopped, the VIP holder
     /// reloaded, then every balancer started one at a time, each hearing the holder (see ``KeepalivedReload``).
     static func keepalived(_ model: ClusterModel) -> [Play] {
-        guard model.withHAProxy, let vip = model.vip else { return [] }
+        guard model.haproxy != nil, let vip = model.vip else { return [] }
         let balancers = model.pattern(model.balancerHosts)
         let tags: Set<String> = ["keepalived", "load_balancing"]
         return [

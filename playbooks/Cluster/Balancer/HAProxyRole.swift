@@ -4,6 +4,7 @@ import Keel
 /// health read from its Patroni REST API, over TLS with the member's certificate verified when the cluster has a CA.
 struct HAProxyRole: Role {
     let model: ClusterModel
+    let haproxy: HAProxySettings
     /// The balancer it configures: its `balancer_tags` narrow the replicas it routes to.
     let host: String
 
@@ -21,7 +22,7 @@ struct HAProxyRole: Role {
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
     static let footprint = [configuration, authorityFile, reloadScript, stateFile]
 
-    /// The account of HAProxy's stats page; its password is ``ClusterModel/haproxyStatsPassword``.
+    /// The account of HAProxy's stats page; its password is ``HAProxySettings/statsPassword``.
     static let statsUser = "keel"
 
     /// HAProxy, and socat to carry its servers' state across a reload.
@@ -38,12 +39,12 @@ struct HAProxyRole: Role {
             "cluster/haproxy/haproxy.cfg", to: Self.configuration, mode: 0o600,
             values: values.merging([
                 "stats_user": .string(Self.statsUser),
-                "stats_password": .string(model.haproxyStatsPassword?.reveal() ?? ""),
+                "stats_password": .string(haproxy.statsPassword.reveal()),
             ]) { $1 }, isSecret: true
         ).onChange(Self.reload)
         Service("haproxy", state: .started, enabled: true)
         FlushHandlers()
-        WaitFor.port(model.haproxyPorts.stats, host: "127.0.0.1", timeout: .seconds(30))
+        WaitFor.port(haproxy.ports.stats, host: "127.0.0.1", timeout: .seconds(30))
         // Routing to the leader again: a reload starts the servers it has not seen checked as down.
         Self.routes(to: "master")
     }
@@ -58,7 +59,7 @@ struct HAProxyRole: Role {
     }
 
     private var values: [String: TemplateValue] {
-        let ports = model.haproxyPorts
+        let ports = haproxy.ports
         // Patroni answers a replica check with 503 unless the member has each tag asked for.
         let tags = (model.hostFlags[host]?.balancerTags ?? []).map { "tag_\($0.key)=\($0.value)" }
         let query = tags.isEmpty ? "" : "?" + tags.joined(separator: "&")

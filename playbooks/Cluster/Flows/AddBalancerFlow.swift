@@ -25,7 +25,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
 
     public func check(_ model: ClusterModel) throws(FlowError) {
         try refuseDuplicates(named, in: Self.name)
-        guard model.withHAProxy, model.vip != nil else {
+        guard model.haproxy != nil, model.vip != nil else {
             throw FlowError(
                 "the cluster has no balancers to add to",
                 hint: "set with_haproxy_load_balancing: true and cluster_vip, then run keel deploy")

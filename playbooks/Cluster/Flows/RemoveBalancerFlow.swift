@@ -22,7 +22,7 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
         for host in hosts where !model.balancerHosts.contains(host) {
             throw FlowError("\(host) is not in [balancers]", hint: "name a host of [balancers]")
         }
-        guard model.withHAProxy, model.vip != nil else {
+        guard model.haproxy != nil, model.vip != nil else {
             throw FlowError(
                 "the cluster's balancers hold no VIP", hint: "set with_haproxy_load_balancing: true and cluster_vip")
         }

@@ -59,7 +59,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         for host in hosts {
             var steps: [String] = []
             if model.databaseHosts.contains(host) {
-                if model.withHAProxy {
+                if model.haproxy != nil {
                     steps.append("take it out of HAProxy on \(model.balancerHosts.joined(separator: ", "))")
                 }
                 steps.append("stop and disable Patroni\(model.pgbouncer != nil ? " and PgBouncer" : "") on it")

@@ -17,7 +17,7 @@ enum HostPackages {
         if let backups = model.backups, model.databaseHosts.contains(host) || host == backups.repositoryHost {
             packages += PgBackRestDatabaseRole.packages
         }
-        if model.withHAProxy && model.balancerHosts.contains(host) {
+        if model.haproxy != nil && model.balancerHosts.contains(host) {
             packages += HAProxyRole.packages
             if model.vip != nil { packages += KeepalivedRole.packages }
         }

@@ -26,8 +26,7 @@ struct Preflight: Resource {
             ports[ClusterPorts.patroniAPI] = ["patroni"]
             if let pgbouncer = model.pgbouncer { ports[pgbouncer.port] = ["pgbouncer"] }
         }
-        if model.withHAProxy, model.balancerHosts.contains(host) {
-            let haproxy = model.haproxyPorts
+        if let haproxy = model.haproxy?.ports, model.balancerHosts.contains(host) {
             for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] {
                 ports[port] = ["haproxy"]
             }

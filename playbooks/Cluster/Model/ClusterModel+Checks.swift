@@ -67,7 +67,8 @@ extension ClusterModel {
             )
         }
         for (group, variable, used) in [
-            ("balancers", ClusterVariable.withHAProxy, withHAProxy), ("pgbackrest", .pgbackrestInstall, backups != nil),
+            ("balancers", ClusterVariable.withHAProxy, haproxy != nil),
+            ("pgbackrest", .pgbackrestInstall, backups != nil),
         ] where !used && !inventory.hostNames(in: group).isEmpty {
             throw InventoryError(
                 "[\(group)] lists \(inventory.hostNames(in: group).joined(separator: ", ")), but \(variable.rawValue) "
@@ -81,7 +82,7 @@ extension ClusterModel {
                 at: inventory.groups["pgbackrest"]?.location ?? SourceLocation(file: inventory.path, line: 1),
                 hint: "keep one")
         }
-        if withHAProxy, balancerHosts.isEmpty {
+        if haproxy != nil, balancerHosts.isEmpty {
             let origin = reader.origin(.withHAProxy) ?? SourceLocation(file: inventory.path, line: 1)
             throw InventoryError(
                 "with_haproxy_load_balancing is true but [balancers] is empty", at: origin,

@@ -66,8 +66,6 @@ extension ClusterModel {
             restAPIPassword: try secret(reader, .restAPIPassword, secrets),
             vrrpPassword: secrets.password(for: ClusterSecrets.vrrpPassword),
             patroni: try PatroniSettings.read(reader),
-            withHAProxy: try reader.bool(.withHAProxy) ?? false,
-            haproxyPorts: try haproxyPorts(reader),
             vip: try vip(reader, inventory: inventory),
             backups: try backups(
                 reader, inventory: inventory, cluster: name, databaseHosts: databaseHosts, secrets: secrets),
@@ -79,6 +77,11 @@ extension ClusterModel {
                 model.newHosts.append(host)
             }
         }
+        let ports = try haproxyPorts(reader)
+        if try reader.bool(.withHAProxy) ?? false {
+            model.haproxy = HAProxySettings(
+                ports: ports, statsPassword: secrets.password(for: ClusterSecrets.haproxyStatsPassword))
+        }
         model.hostFlags = try HostFlags.read(inventory, model: model)
         try model.checkValues(reader, inventory: inventory)
         try model.check(reader, inventory: inventory)
@@ -86,9 +89,6 @@ extension ClusterModel {
             var user = user
             if user.password == nil { user.password = secrets.password(for: ClusterSecrets.userPassword(user.name)) }
             return user
-        }
-        if model.withHAProxy {
-            model.haproxyStatsPassword = secrets.password(for: ClusterSecrets.haproxyStatsPassword)
         }
         model.patroni.wheelDigest = try PatroniSettings.wheelDigest(reader, version: model.patroni.version)
         model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)

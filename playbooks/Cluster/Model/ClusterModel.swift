@@ -46,8 +46,6 @@ public struct ClusterModel: Sendable {
     public var restAPIPassword: Secret
     /// VRRP authentication between keepalived peers; generated, never in the inventory.
     public var vrrpPassword: Secret
-    /// The password of HAProxy's stats page, where HAProxy runs.
-    public var haproxyStatsPassword: Secret?
     /// Patroni's release and how its members hold and hand over the leader's role.
     public var patroni: PatroniSettings
     /// How long a step that copies the whole database may take: a replica's clone, the first full backup
@@ -58,8 +56,8 @@ public struct ClusterModel: Sendable {
     public var maximumTransactionSeconds = 15
     /// How far behind the leader a replica may be when a rolling update begins (`max_replication_lag_bytes`).
     public var maximumReplicationLagBytes = 10_485_760
-    public var withHAProxy: Bool
-    public var haproxyPorts: HAProxyPorts
+    /// HAProxy on the balancers (`with_haproxy_load_balancing`), routing by Patroni's health checks.
+    public var haproxy: HAProxySettings?
     public var vip: VIP?
     /// PgBouncer on every member, unless `pgbouncer_install` is false.
     public var pgbouncer: PgBouncerSettings?
@@ -194,9 +192,5 @@ public struct ClusterModel: Sendable {
         public var url: String
         /// The ASCII-armored key a mirror signs with; nil for the official key.
         public var key: String?
-    }
-
-    public struct HAProxyPorts: Sendable, Equatable {
-        public var primary = 5000, replicas = 5001, sync = 5002, async = 5003, stats = 7000
     }
 }

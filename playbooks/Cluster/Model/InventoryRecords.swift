@@ -58,8 +58,8 @@ extension ClusterModel {
         }
     }
 
-    static func haproxyPorts(_ reader: VariableReader) throws(InventoryError) -> HAProxyPorts {
-        var ports = HAProxyPorts()
+    static func haproxyPorts(_ reader: VariableReader) throws(InventoryError) -> HAProxySettings.Ports {
+        var ports = HAProxySettings.Ports()
         guard let (name, variable) = try reader.lookup(.haproxyListenPort) else { return ports }
         guard case .map(let entries) = variable.value else {
             throw InventoryError(

@@ -4,11 +4,9 @@ import Keel
 struct PgBouncerRole: Role {
     let host: HostContext
     let model: ClusterModel
+    let settings: PgBouncerSettings
 
     static let packages = ["pgbouncer"]
-
-    /// The inventory's settings (the role plays only when PgBouncer is installed).
-    private var settings: PgBouncerSettings { model.pgbouncer ?? PgBouncerSettings() }
 
     var steps: [Step] {
         Package(Self.packages)
@@ -77,7 +75,7 @@ enum PgBouncerPlays {
         let pattern = hosts.map(model.pattern) ?? "postgres_cluster"
         return [
             Play("pgbouncer", on: pattern, tags: ["pgbouncer"]) { host in
-                PgBouncerRole(host: host, model: model).steps
+                PgBouncerRole(host: host, model: model, settings: settings).steps
             },
             Play("pgbouncer restarts", on: pattern, serial: 1, tags: ["pgbouncer"]) { _ in
                 restart(port: settings.port).due

@@ -38,7 +38,7 @@ enum MemberDrain {
         if model.patroni.synchronousMode && model.synchronousCandidates > 1 {
             check += " && ! \(api.get("/cluster")) | python3 -c \(shellQuote(isSyncStandby)) \(shellQuote(member))"
         }
-        return model.withHAProxy ? "\(check) && sleep 6" : check
+        return model.haproxy != nil ? "\(check) && sleep 6" : check
     }
 
     /// Succeeds when the member named by the first argument is the synchronous standby in `/cluster` on stdin.

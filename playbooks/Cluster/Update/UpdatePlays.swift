@@ -28,7 +28,7 @@ enum UpdatePlays {
     static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host) -> Play {
         let name = planned.name
         let member = model.databaseHosts.contains(name)
-        let balancer = model.withHAProxy && model.balancerHosts.contains(name)
+        let balancer = model.haproxy != nil && model.balancerHosts.contains(name)
         let etcd = model.etcdHosts.contains(name)
         let allEtcd = Etcdctl(model, members: model.etcdHosts.map(model.address))
         let drained = member && interruptsClients(model, planned)
