@@ -12,9 +12,11 @@ struct PgBackRestRoleTests {
         let (model, _) = try ClusterModelTests().load(
             hosts: ClusterModelTests.hostsWithRepository,
             vars: ClusterModelTests.vars + "\npgbackrest_install: true\nkeel_data_copy_timeout: 90000\n")
-        #expect(model.dataCopyTimeout == .seconds(90_000))
-        let steps = PgBackRestFirstBackup(try #require(model.backups), onlyIf: nil, timeout: model.dataCopyTimeout)
-            .steps
+        #expect(model.limits.dataCopyTimeout == .seconds(90_000))
+        let steps = PgBackRestFirstBackup(
+            try #require(model.backups), onlyIf: nil, timeout: model.limits.dataCopyTimeout
+        )
+        .steps
         let commands = steps.compactMap { $0.resource as? Command }
         #expect(commands.count == 3 && commands[1].command.contains("systemd-run --quiet --unit=keel-first-backup "))
         #expect(commands[1].unless?.hasSuffix("|| systemctl is-active -q keel-first-backup") == true)

@@ -37,14 +37,14 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         }
         let lagging = status.members.compactMap { member -> String? in
             guard member.name != leader, !unfinished.contains(member.name), case .bytes(let behind) = member.lag,
-                behind > model.maximumReplicationLagBytes
+                behind > model.limits.maximumReplicationLagBytes
             else { return nil }
             return "\(member.name) is \(behind) bytes behind"
         }
         if !lagging.isEmpty {
             throw FlowError(
                 "replication lags: \(lagging.joined(separator: ", ")) (max_replication_lag_bytes: "
-                    + "\(model.maximumReplicationLagBytes))",
+                    + "\(model.limits.maximumReplicationLagBytes))",
                 hint: "wait until the replicas catch up (keel status), then run again; nothing was changed")
         }
         // pgBackRest talks only to its own version: members and repository host change it together, first.

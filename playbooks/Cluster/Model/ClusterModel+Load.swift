@@ -91,10 +91,7 @@ extension ClusterModel {
             return user
         }
         model.patroni.wheelDigest = try PatroniSettings.wheelDigest(reader, version: model.patroni.version)
-        model.dataCopyTimeout = .seconds(try reader.int(.dataCopyTimeout, in: 60...604_800) ?? 21_600)
-        model.maximumTransactionSeconds = try reader.int(.maximumTransactionSeconds, in: 1...86_400) ?? 15
-        model.maximumReplicationLagBytes =
-            try reader.int(.maximumReplicationLagBytes, in: 0...(1 << 50)) ?? 10_485_760
+        model.limits = try FlowLimits.read(reader)
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {

@@ -48,14 +48,8 @@ public struct ClusterModel: Sendable {
     public var vrrpPassword: Secret
     /// Patroni's release and how its members hold and hand over the leader's role.
     public var patroni: PatroniSettings
-    /// How long a step that copies the whole database may take: a replica's clone, the first full backup
-    /// (`keel_data_copy_timeout`, seconds).
-    public var dataCopyTimeout: Duration = .seconds(21_600)
-    /// How long a client's transaction may have run on the leader when a planned switchover would end it
-    /// (`max_transaction_sec`, seconds): the hand-over waits for older ones to finish first.
-    public var maximumTransactionSeconds = 15
-    /// How far behind the leader a replica may be when a rolling update begins (`max_replication_lag_bytes`).
-    public var maximumReplicationLagBytes = 10_485_760
+    /// How long the flows wait, and how far behind a replica may be, before they stop.
+    public var limits = FlowLimits()
     /// HAProxy on the balancers (`with_haproxy_load_balancing`), routing by Patroni's health checks.
     public var haproxy: HAProxySettings?
     public var vip: VIP?

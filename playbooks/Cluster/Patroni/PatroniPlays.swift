@@ -45,7 +45,7 @@ enum PatroniPlays {
             MemberInService(model: model, host: host.name).steps
             WaitFor(
                 .command(PatroniAPI(model, member: host.name).caughtUp(model), what: "streaming, caught up"),
-                timeout: model.dataCopyTimeout)
+                timeout: model.limits.dataCopyTimeout)
         }
     }
 
@@ -177,6 +177,6 @@ struct MemberInService: Role {
     var steps: [Step] {
         WaitFor(
             .command(PatroniAPI(model, member: host).inService, what: "in service (primary, or streaming)"),
-            timeout: model.dataCopyTimeout)
+            timeout: model.limits.dataCopyTimeout)
     }
 }

@@ -91,7 +91,7 @@ struct SwitchedOver: Resource {
     /// Waits (up to ``longTransactionWait`` seconds) until no client transaction older than `max_transaction_sec`
     /// runs on `leader` (this host): a switchover would end it, and its client would see an error.
     private static func noLongTransaction(_ model: ClusterModel, on leader: String) -> String {
-        let seconds = model.maximumTransactionSeconds
+        let seconds = model.limits.maximumTransactionSeconds
         let oldest =
             "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
             + "AND xact_start < now() - interval '\(seconds) seconds'"

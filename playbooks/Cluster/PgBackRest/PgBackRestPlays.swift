@@ -45,7 +45,7 @@ enum PgBackRestPlays {
                 PgBackRestFirstBackup(
                     backups,
                     onlyIf: backups.repositoryHost == nil ? PatroniAPI(model, member: host.name).isPrimary : nil,
-                    timeout: model.dataCopyTimeout
+                    timeout: model.limits.dataCopyTimeout
                 ).steps
             }
         ]

@@ -51,7 +51,7 @@ struct RestorePlays {
             MemberInService(model: model, host: host.name).steps
             WaitFor(
                 .command(PatroniAPI(model, member: host.name).caughtUp(model), what: "streaming, caught up"),
-                timeout: model.dataCopyTimeout)
+                timeout: model.limits.dataCopyTimeout)
         }
     }
 
@@ -62,7 +62,7 @@ struct RestorePlays {
             RestoreStage(
                 plan: plan, stage: "backed-up", summary: "pgbackrest check, then a full backup",
                 command: "\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))",
-                timeout: model.dataCopyTimeout)
+                timeout: model.limits.dataCopyTimeout)
         }
     }
 

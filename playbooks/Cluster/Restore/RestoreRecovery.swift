@@ -22,10 +22,10 @@ struct RestoreRecovery: Role {
                 + PgBackRest(backups, as: "postgres")(
                     "--delta --archive-mode=preserve --log-level-console=warn restore "
                         + plan.target.restoreOptions(set: plan.set.label)),
-            timeout: model.dataCopyTimeout)
+            timeout: model.limits.dataCopyTimeout)
         RestoreStage(
             plan: plan, stage: "promoted", summary: "recovered \(plan.target.description), promoted, checked",
-            command: recovered(postgres), timeout: model.dataCopyTimeout)
+            command: recovered(postgres), timeout: model.limits.dataCopyTimeout)
         RestoreStage(
             plan: plan, stage: "dcs-cleared", summary: "cluster keys deleted from etcd (\(model.dcsPrefix))",
             command: Etcdctl(model, client: .patroni)("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")
@@ -40,7 +40,7 @@ struct RestoreRecovery: Role {
     /// archived, and stops it.
     private func recovered(_ postgres: PostgresControl) -> String {
         let log = shellQuote(Self.log)
-        let patience = Int(model.dataCopyTimeout.components.seconds / 2)
+        let patience = Int(model.limits.dataCopyTimeout.components.seconds / 2)
         func fail(_ message: String) -> String { "{ echo \(shellQuote(message)) >&2; tail -n 20 \(log) >&2; exit 1; }" }
         var checks = [
             "tl=$(\(model.postgres.run("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)")))",
