@@ -133,19 +133,19 @@ struct ClusterModelTests {
         let path = directory + "/.keel-secrets.yml"
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let password = first.superuserPassword.reveal()
+        let password = first.logins.superuser.password.reveal()
         // 32 letters and digits (190 bits); a given class may be missing by chance (a digit, once in 280 passwords).
         #expect(password.count == 32 && password.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
-        #expect(password != first.replicationPassword.reveal())
+        #expect(password != first.logins.replication.password.reveal())
         #expect(first.users.first?.password?.reveal().count == 32)
         let again = try ClusterModel.load(
             from: Inventory.load(path: directory + "/hosts.ini"),
             secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
-        #expect(again.superuserPassword.reveal() == password)
-        #expect(again.replicationPassword.reveal() == first.replicationPassword.reveal())
-        #expect(first.restAPIUser == "patroni" && first.restAPIPassword.reveal().count == 32)
-        #expect(again.restAPIPassword.reveal() == first.restAPIPassword.reveal())
-        #expect("\(first.superuserPassword)" == "***")
+        #expect(again.logins.superuser.password.reveal() == password)
+        #expect(again.logins.replication.password.reveal() == first.logins.replication.password.reveal())
+        #expect(first.logins.restAPI.name == "patroni" && first.logins.restAPI.password.reveal().count == 32)
+        #expect(again.logins.restAPI.password.reveal() == first.logins.restAPI.password.reveal())
+        #expect("\(first.logins.superuser.password)" == "***")
         #expect(
             Set(first.generatedSecrets.filter { !$0.hasPrefix("tls_") }) == [
                 "haproxy_stats_password", "patroni_replication_password", "patroni_restapi_password",
@@ -249,7 +249,7 @@ struct ClusterModelTests {
         guard case .host(_, let noKey, _) = readOnly.backups?.repository else {
             Issue.record("no repository host"); return
         }
-        #expect(noKey.publicKey.isEmpty && readOnly.superuserPassword.reveal().isEmpty)
+        #expect(noKey.publicKey.isEmpty && readOnly.logins.superuser.password.reveal().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory + "/.keel-secrets.yml"))
 
         let onDatabaseHost = error(vars: Self.vars + "\npgbackrest_install: true\npgbackrest_repo_host: 10.213.0.12\n")

@@ -101,7 +101,7 @@ struct FormatQuotingTests {
         #expect(postgresql["bin_dir"] as? String == model.binDirectory)
         #expect(postgresql["pg_hba"] as? [String] == model.memberHBA)
         let logins = try #require(postgresql["authentication"] as? [String: [String: String]])
-        #expect(logins["replication"]?["username"] == model.replicationUser)
+        #expect(logins["replication"]?["username"] == model.logins.replication.name)
         #expect(logins["superuser"]?["sslmode"] == "verify-full")
     }
 }

@@ -30,7 +30,7 @@ struct NameQuotingTests {
     func replicationLoginQuoting() throws {
         let (model, directory) = try ClusterModelTests().load()
         var hostile = model
-        hostile.replicationUser = "r$(touch ${MARK})"
+        hostile.logins.replication.name = "r$(touch ${MARK})"
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-login-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

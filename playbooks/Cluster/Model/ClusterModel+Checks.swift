@@ -89,10 +89,10 @@ extension ClusterModel {
                 hint: "list the HAProxy hosts under [balancers]")
         }
         let usersOrigin = reader.origin(.postgresqlUsers) ?? SourceLocation(file: inventory.path, line: 1)
-        for user in users where [superuser, replicationUser].contains(user.name) {
+        for user in users where [logins.superuser.name, logins.replication.name].contains(user.name) {
             throw InventoryError(
                 "postgresql_users lists \(user.name), the role Patroni keeps as its "
-                    + (user.name == superuser ? "superuser" : "replication user"),
+                    + (user.name == logins.superuser.name ? "superuser" : "replication user"),
                 at: usersOrigin, hint: "remove it: its password and attributes are Patroni's")
         }
         for (names, variable) in [

@@ -58,12 +58,16 @@ extension ClusterModel {
                 ?? "\(ClusterModel.postgresHome)/\(version)/main",
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
             databases: try databases(reader), extensions: try extensions(reader),
-            superuser: try reader.string(.superuserName) ?? "postgres",
-            superuserPassword: try secret(reader, .superuserPassword, secrets),
-            replicationUser: try reader.string(.replicationName) ?? "replicator",
-            replicationPassword: try secret(reader, .replicationPassword, secrets),
-            restAPIUser: try reader.string(.restAPIName) ?? "patroni",
-            restAPIPassword: try secret(reader, .restAPIPassword, secrets),
+            logins: ClusterLogins(
+                superuser: .init(
+                    name: try reader.string(.superuserName) ?? "postgres",
+                    password: try secret(reader, .superuserPassword, secrets)),
+                replication: .init(
+                    name: try reader.string(.replicationName) ?? "replicator",
+                    password: try secret(reader, .replicationPassword, secrets)),
+                restAPI: .init(
+                    name: try reader.string(.restAPIName) ?? "patroni",
+                    password: try secret(reader, .restAPIPassword, secrets))),
             vrrpPassword: secrets.password(for: ClusterSecrets.vrrpPassword),
             patroni: try PatroniSettings.read(reader),
             vip: try vip(reader, inventory: inventory),

@@ -131,14 +131,15 @@ extension ClusterModel {
             }
         }
         for (secret, variable) in [
-            (superuserPassword, ClusterVariable.superuserPassword), (replicationPassword, .replicationPassword),
-            (restAPIPassword, .restAPIPassword),
+            (logins.superuser.password, ClusterVariable.superuserPassword),
+            (logins.replication.password, .replicationPassword),
+            (logins.restAPI.password, .restAPIPassword),
         ] {
             try check(secret.reveal(), .password, variable.rawValue, at: reader.origin(variable))
         }
         for (role, variable) in [
-            (superuser, ClusterVariable.superuserName), (replicationUser, .replicationName),
-            (restAPIUser, .restAPIName),
+            (logins.superuser.name, ClusterVariable.superuserName), (logins.replication.name, .replicationName),
+            (logins.restAPI.name, .restAPIName),
         ] {
             try check(role, .roleName, variable.rawValue, at: reader.origin(variable))
         }

@@ -34,16 +34,11 @@ public struct ClusterModel: Sendable {
     public var users: [DatabaseUser]
     public var databases: [Database]
     public var extensions: [Extension]
-    public var superuser: String
-    public var superuserPassword: Secret
-    public var replicationUser: String
-    public var replicationPassword: Secret
+    /// The roles the cluster itself runs on: superuser, replication, Patroni's REST API.
+    public var logins: ClusterLogins
     /// The secrets this run generated (neither the inventory nor the secrets file had them), by their names in
     /// the secrets file: right for a new cluster, fatal for a running one that already uses them.
     public var generatedSecrets: Set<String> = []
-    /// Basic authentication for the unsafe (POST, PATCH, …) endpoints of Patroni's REST API.
-    public var restAPIUser: String
-    public var restAPIPassword: Secret
     /// VRRP authentication between keepalived peers; generated, never in the inventory.
     public var vrrpPassword: Secret
     /// Patroni's release and how its members hold and hand over the leader's role.

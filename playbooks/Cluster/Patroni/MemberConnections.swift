@@ -30,7 +30,7 @@ extension ClusterModel {
     /// only over TLS when the cluster has it (a plain replication login is rejected first, whatever the
     /// inventory's lines allow).
     var memberHBA: [String] {
-        let replication = "\"\(replicationUser)\""
+        let replication = "\"\(logins.replication.name)\""
         let memberType = tls == nil ? "host" : "hostssl"
         var lines = [
             "local all all peer", "host all all 127.0.0.1/32 scram-sha-256",
@@ -52,7 +52,7 @@ extension ClusterModel {
     /// Patroni's `authentication` logins: each one's role and name and, with TLS, its `sslmode` against the
     /// cluster's CA; the passwords come from patroni.env.
     var patroniLogins: [TemplateValue] {
-        [("superuser", superuser), ("replication", replicationUser)].map { role, name in
+        [("superuser", logins.superuser.name), ("replication", logins.replication.name)].map { role, name in
             .map(["role": .string(role), "name": .string(name), "sslmode": .string(memberSSLMode ?? "")])
         }
     }

@@ -59,10 +59,10 @@ struct PatroniNodeRole: Role {
                 values: [
                     // Quoted as systemd reads an environment file back.
                     "cluster": .string(model.name),
-                    "superuser_password": .string(environmentFileQuote(model.superuserPassword.reveal())),
-                    "replication_password": .string(environmentFileQuote(model.replicationPassword.reveal())),
-                    "restapi_user": .string(environmentFileQuote(model.restAPIUser)),
-                    "restapi_password": .string(environmentFileQuote(model.restAPIPassword.reveal())),
+                    "superuser_password": .string(environmentFileQuote(model.logins.superuser.password.reveal())),
+                    "replication_password": .string(environmentFileQuote(model.logins.replication.password.reveal())),
+                    "restapi_user": .string(environmentFileQuote(model.logins.restAPI.name)),
+                    "restapi_password": .string(environmentFileQuote(model.logins.restAPI.password.reveal())),
                 ], isSecret: true
             ).onChange(restart.handler)
             Template(
@@ -70,7 +70,7 @@ struct PatroniNodeRole: Role {
                 values: [
                     // Inside a quoted curl config value, backslash and quote are escaped.
                     "credentials": .string(
-                        "\(model.restAPIUser):\(model.restAPIPassword.reveal())"
+                        "\(model.logins.restAPI.name):\(model.logins.restAPI.password.reveal())"
                             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
                 ], isSecret: true)
             // PostgreSQL and Patroni find their certificate before patroni.yml turns TLS on.

@@ -23,7 +23,8 @@ struct ReplicationLogin: Resource {
         guard !members.isEmpty else { return [] }
         let logins = members.map { member in
             let address = model.address(of: member)
-            let connection = model.memberConnection(to: address, user: model.replicationUser, database: "replication")
+            let connection = model.memberConnection(
+                to: address, user: model.logins.replication.name, database: "replication")
             return "out=$(psql \(shellQuote(connection + " replication=true connect_timeout=5")) "
                 + "-XAtqc IDENTIFY_SYSTEM 2>&1 >/dev/null) "
                 + "|| { ok=; why=\(shellQuote("\(member) (\(address)): "))\"$out\"; }"
@@ -32,14 +33,14 @@ struct ReplicationLogin: Resource {
             IFS= read -r PGPASSWORD || true; export PGPASSWORD
             \(Poll(until: "ok=1; \(logins.joined(separator: "; ")); [ -n \"$ok\" ]", seconds: 30, onTimeout: .proceed))
             [ -n "$ok" ] && exit 0
-            printf '%s cannot log in for replication as %s to %s\\n' \(shellQuote(host)) \(shellQuote(model.replicationUser)) "$why" >&2
+            printf '%s cannot log in for replication as %s to %s\\n' \(shellQuote(host)) \(shellQuote(model.logins.replication.name)) "$why" >&2
             printf '%s\\n' \(shellQuote("check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba lets \(model.address(of: host)) in")) >&2
             exit 1
             """
         return [
             Change(
                 "log in for replication to \(members.joined(separator: ", "))",
-                .shell(command, input: model.replicationPassword))
+                .shell(command, input: model.logins.replication.password))
         ]
     }
 }

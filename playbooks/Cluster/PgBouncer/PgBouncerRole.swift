@@ -15,7 +15,7 @@ struct PgBouncerRole: Role {
             group: "postgres",
             values: [
                 "users": .list(
-                    ([(model.superuser, model.superuserPassword)]
+                    ([(model.logins.superuser.name, model.logins.superuser.password)]
                         + model.users.compactMap { user in user.password.map { (user.name, $0) } })
                         // Each field in double quotes, a quote inside doubled.
                         .map {
@@ -42,7 +42,7 @@ struct PgBouncerRole: Role {
             group: "postgres",
             values: [
                 "cluster": .string(model.name), "member": .string(host.name), "postgres_port": .int(model.postgresPort),
-                "superuser": .string(model.superuser),
+                "superuser": .string(model.logins.superuser.name),
                 "max_client_conn": .int(settings.maxClientConnections),
                 "tls": .bool(model.tls != nil && settings.servesTLS),
                 "client_tls": .string(settings.clientTLS),

@@ -19,10 +19,10 @@ struct StandaloneTakeover: Resource {
     private var roles: [PostgresRole] {
         [
             PostgresRole(
-                model.superuser, password: model.superuserPassword,
+                model.logins.superuser.name, password: model.logins.superuser.password,
                 attributes: [.login: true, .superuser: true, .replication: true], connection: model.postgres),
             PostgresRole(
-                model.replicationUser, password: model.replicationPassword,
+                model.logins.replication.name, password: model.logins.replication.password,
                 attributes: [.login: true, .replication: true], connection: model.postgres),
         ]
     }
