@@ -11,6 +11,10 @@ import Synchronization
 final class SessionOwner: @unchecked Sendable {
     let configuration: SSHConfiguration
     private let inbox = Mutex(Inbox())
+    /// The connection to the last jump host, which carries the tunnel; closed after this session, and awaited by
+    /// ``close()``: a process that exits while a jump host's thread still disconnects would pull OpenSSL's state
+    /// from under that thread.
+    private let jumpConnection = Mutex<SSHConnection?>(nil)
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -19,8 +23,6 @@ final class SessionOwner: @unchecked Sendable {
     /// The session's socket: a TCP connection, or the local end of a jump host's tunnel (set before the thread
     /// starts).
     private var socket: Int32 = -1
-    /// The connection to the last jump host, which carries the tunnel; closed with this session.
-    private var jumpConnection: SSHConnection?
     private var waiting: [any SessionOperation] = []
     private var active: [any SessionOperation] = []
     private var channelLimit: Int
@@ -65,18 +67,23 @@ final class SessionOwner: @unchecked Sendable {
     /// Starts the thread; returns once the session is authenticated, or throws why it could not be. Through jump
     /// hosts, the session runs in a tunnel the last of them opens (each reached through those before it).
     func start() async throws {
-        if let last = configuration.jumpHosts.last {
-            var jump = last
-            jump.jumpHosts = Array(configuration.jumpHosts.dropLast())
-            let connection = try await SSHConnection.connect(jump)
-            socket = try await connection.forward(
-                to: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
-            jumpConnection = connection
-        }
-        try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Void, any Error>) in
-            let thread = Thread { self.main(ready) }
-            thread.name = "keel-ssh \(configuration.displayHost)"
-            thread.start()
+        do {
+            if let last = configuration.jumpHosts.last {
+                var jump = last
+                jump.jumpHosts = Array(configuration.jumpHosts.dropLast())
+                let connection = try await SSHConnection.connect(jump)
+                jumpConnection.withLock { $0 = connection }
+                socket = try await connection.forward(
+                    to: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+            }
+            try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Void, any Error>) in
+                let thread = Thread { self.main(ready) }
+                thread.name = "keel-ssh \(configuration.displayHost)"
+                thread.start()
+            }
+        } catch {
+            await closeJumpConnection()
+            throw error
         }
     }
 
@@ -103,7 +110,8 @@ final class SessionOwner: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    /// Asks the thread to end every operation and disconnect; returns when it has.
+    /// Asks the thread to end every operation and disconnect; returns when it has, and the jump host's connection
+    /// that carried it too.
     func close() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let alreadyStopped = inbox.withLock { inbox in
@@ -114,6 +122,15 @@ final class SessionOwner: @unchecked Sendable {
             }
             if alreadyStopped { done.resume() } else { wake() }
         }
+        await closeJumpConnection()
+    }
+
+    private func closeJumpConnection() async {
+        let connection = jumpConnection.withLock { connection in
+            defer { connection = nil }
+            return connection
+        }
+        await connection?.close()
     }
 
     /// Asks the thread to stop without waiting for it (used when the last reference goes away).
@@ -294,7 +311,6 @@ final class SessionOwner: @unchecked Sendable {
         }
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
-        jumpConnection = nil
         for waiter in waiters { waiter.resume() }
     }
 
