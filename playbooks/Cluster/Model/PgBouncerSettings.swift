@@ -33,8 +33,10 @@ public struct PgBouncerSettings: Sendable {
                 "pgbouncer_default_pool_mode '\(settings.poolMode)' is not a pool mode",
                 at: reader.origin(.pgbouncerPoolMode), hint: "use session, transaction or statement")
         }
-        settings.maxDatabaseConnections = try reader.int(.pgbouncerMaxDatabaseConnections, in: 0...100_000) ?? 0
-        settings.queryWaitTimeout = try reader.int(.pgbouncerQueryWaitTimeout, in: 0...86_400) ?? 120
+        settings.maxDatabaseConnections =
+            try reader.int(.pgbouncerMaxDatabaseConnections, in: 0...100_000) ?? settings.maxDatabaseConnections
+        settings.queryWaitTimeout =
+            try reader.int(.pgbouncerQueryWaitTimeout, in: 0...86_400) ?? settings.queryWaitTimeout
         settings.clientTLS = try reader.string(.pgbouncerClientTLSMode) ?? (withTLS ? "prefer" : "disable")
         let modes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
         if !modes.contains(settings.clientTLS) || (!withTLS && settings.servesTLS) {

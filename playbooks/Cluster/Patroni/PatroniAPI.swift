@@ -54,6 +54,9 @@ struct PatroniAPI {
         get(path) + " | grep -q" + fragments.map { " -e " + shellQuote($0) }.joined()
     }
 
+    /// Succeeds when the member's Patroni flags that its PostgreSQL waits for a restart.
+    var flagsPendingRestart: String { shows("/patroni", #""pending_restart": true"#) }
+
     /// Succeeds when the member is the primary.
     var isPrimary: String { "curl -sf -o /dev/null -m 5 \(authority)\(url)/primary" }
 

@@ -128,7 +128,7 @@ struct PatroniNodeRole: Role {
     /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``).
     static let reload = Handler.run(
         name: "reload patroni",
-        command: "systemctl try-reload-or-restart patroni && mkdir -p /run/keel && date +%s > \(reloadedMark)")
+        command: "systemctl try-reload-or-restart patroni && " + PendingRestart.stamp(reloadedMark))
     /// When patroni.yml was last reloaded (seconds since the epoch).
     static let reloadedMark = "/run/keel/patroni-reloaded"
 

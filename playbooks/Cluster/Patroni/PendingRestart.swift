@@ -26,6 +26,9 @@ struct PendingRestart: Resource {
         Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster")
     }
 
+    /// Records now in `mark`, the time of a configuration change the members apply on their next cycle.
+    static func stamp(_ mark: String) -> String { "mkdir -p /run/keel && date +%s > \(mark)" }
+
     /// Sleeps until every member has had a full cycle since the time in `mark` (a configuration change), if any.
     static func cycleAfter(_ mark: String, _ model: ClusterModel) -> String {
         "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.patroni.loopWait + 5) - $(date +%s) )); "
@@ -59,7 +62,7 @@ struct PendingRestart: Resource {
                     + Self.hotStandbyMinimums.joined(separator: ", "),
                 .shell(
                     "if \(api.get("/patroni")) | python3 -c \(shellQuote(Self.lowersMinimum)); then \(restart); "
-                        + "else \(handOver) && if \(api.shows("/patroni", #""pending_restart": true"#)); then "
+                        + "else \(handOver) && if \(api.flagsPendingRestart); then "
                         + "\(restart); fi; fi"),
                 .shell(api.waitInService))
         }

@@ -28,16 +28,15 @@ struct UnflaggedRestart: Resource {
 
     /// Waits out the cycle after a reload of patroni.yml on this member first: Patroni may be about to flag.
     var probe: String {
-        let api = PatroniAPI(model, member: host)
-        return PendingRestart.cycleAfter(PatroniNodeRole.reloadedMark, model) + "; "
+        PendingRestart.cycleAfter(PatroniNodeRole.reloadedMark, model) + "; "
             + "echo \"waiting=$(\(model.postgres.run(Self.waitingSQL)) 2>/dev/null)\"; "
-            + "if \(api.shows("/patroni", #""pending_restart": true"#)); then echo flagged=1; fi"
+            + "if \(PatroniAPI(model, member: host).flagsPendingRestart); then echo flagged=1; fi"
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         let waiting = output.fields["waiting"] ?? ""
         guard !waiting.isEmpty, output.fields["flagged"] != "1" else { return [] }
-        let flagged = PatroniAPI(model, member: host).shows("/patroni", #""pending_restart": true"#)
+        let flagged = PatroniAPI(model, member: host).flagsPendingRestart
         let seconds = model.patroni.loopWait + 20
         return [
             Change(
