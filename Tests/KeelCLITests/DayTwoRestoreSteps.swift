@@ -84,7 +84,7 @@ extension LabTests {
         #expect(noop.status == 0 && noop.output.contains("This restore is finished"), "\(noop)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(noop)")
         // The restore host loses its record (a host replaced since): the restore is still finished, nothing runs.
-        _ = try await remote(inventory, first.leader, "rm -f /var/lib/keel/restore")
+        _ = try await remote(inventory, first.leader, "rm -f /var/lib/keel/journal/restore")
         let recordLost = try await KeelBinary.run(toTarget + ["--events", events])
         #expect(
             recordLost.status == 0 && recordLost.output.contains("This restore is finished"), "\(recordLost)")

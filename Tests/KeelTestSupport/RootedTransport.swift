@@ -2,8 +2,9 @@ import Foundation
 import Keel
 
 /// The local machine as a host whose system directories live under `root`: every `/etc/`, `/var/lib/` and `/run/`
-/// in a command is moved there, and programs in `binaries` come first on its PATH (fakes of etcdctl, pgbackrest…).
-/// For what a flow reads before it plans: tests lay out a host's files and run the real survey on them.
+/// in a command (or in a script on `/bin/sh -s`'s standard input) is moved there, and programs in `binaries` come
+/// first on its PATH (fakes of etcdctl, pgbackrest…). For what a flow reads before it plans, and the engine's own
+/// records: tests lay out a host's files and run the real survey, or a playbook, on them.
 public struct RootedTransport: Transport {
     public let root: String
     public let binaries: String
@@ -37,8 +38,10 @@ public struct RootedTransport: Transport {
     public func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int)
         async throws -> ExecResult
     {
-        try await LocalTransport().run(
-            "PATH=\(shellQuote(binaries)):$PATH; " + rooted(command), input: input, become: become, timeout: timeout,
+        // The engine's probes come as a script on standard input.
+        let script = command == "/bin/sh -s" ? Array(rooted(String(decoding: input, as: UTF8.self)).utf8) : input
+        return try await LocalTransport().run(
+            "PATH=\(shellQuote(binaries)):$PATH; " + rooted(command), input: script, become: become, timeout: timeout,
             outputLimit: outputLimit)
     }
 

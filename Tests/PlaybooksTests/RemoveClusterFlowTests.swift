@@ -145,7 +145,7 @@ extension RemoveClusterFlowTests {
             on: "10.213.0.16", model, removingEtcd: true, deletingBackups: false)
         #expect(repository.contains("/home/pgbackrest/.ssh/authorized_keys"), "\(repository)")
         #expect(repository.contains("/home/pgbackrest/.ssh/id_ed25519"), "\(repository)")
-        #expect(repository.contains("/var/lib/keel/restore"), "the removed cluster's restore records go too")
+        #expect(repository.contains("/var/lib/keel/journal/restore"), "the removed cluster's restore records go too")
         #expect(!repository.contains("/etc/pgbackrest/pgbackrest.conf"), "kept backups keep their configuration")
         let balancer = ClusterRemovalSurvey.paths(on: "10.213.0.14", model, removingEtcd: true, deletingBackups: false)
         #expect(balancer.contains("/etc/systemd/system/keepalived.service.d/keel.conf"), "\(balancer)")

@@ -97,25 +97,26 @@ struct RestoreFlowTests {
     @Test("the progress file: read back with its plan and stages; another plan's unfinished restore is never replaced")
     func progress() throws {
         let plan = try plan(.backupSet("F1", nil))
-        let header = RestoreProgress.header(plan)
+        let header = Self.header(plan)
         let read = try #require(
-            RestoreProgress((header + ["done: stopped", "done: restored"]).joined(separator: "\n")))
+            RestoreProgress.read("== restore\n" + header + "\ndone: stopped\ndone: restored"))
         #expect(read.plan.id == plan.id && read.stages == ["stopped", "restored"] && !read.isFinished)
-        #expect(RestoreProgress.header(read.plan) == header, "the plan reads back as it was written")
-        #expect(RestoreProgress("") == nil && RestoreProgress("id: x\n{}") == nil)
+        #expect(Self.header(read.plan) == header, "the plan reads back as it was written")
+        #expect(RestoreProgress.read("") == nil && RestoreProgress.read("== restore\nid: x\n{}") == nil)
+        #expect(RestoreProgress.read("== update\n" + header) == nil, "another flow's record is not a restore")
 
         let (_, directory) = try ClusterModelTests().load()
         let context = HostContext(
             name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
         let other = try self.plan(.latest)
-        let unfinished = ProbeOutput(text: RestoreProgress.header(other).joined(separator: "\n") + "\ndone: stopped")
-        #expect(throws: ResourceError.self) { try RestoreBegun(plan: plan).changes(from: unfinished, on: context) }
+        let unfinished = ProbeOutput(text: Self.header(other) + "\ndone: stopped")
+        let begun = plan.begun(replacing: nil)
+        #expect(throws: ResourceError.self) { try begun.changes(from: unfinished, on: context) }
         let finished = ProbeOutput(text: unfinished.text + "\ndone: finished")
-        #expect(try RestoreBegun(plan: plan).changes(from: finished, on: context).count == 1)
-        let same = ProbeOutput(text: header.joined(separator: "\n"))
-        #expect(try RestoreBegun(plan: plan).changes(from: same, on: context).isEmpty)
+        #expect(try begun.changes(from: finished, on: context).count == 1)
+        #expect(try begun.changes(from: ProbeOutput(text: header), on: context).isEmpty)
 
-        let stage = RestoreStage(plan: plan, stage: "restored", summary: "restored", command: "true")
+        let stage = plan.stage("restored", "restored", command: "true")
         #expect(try stage.changes(from: ProbeOutput(text: "done"), on: context).isEmpty)
         #expect(try stage.changes(from: ProbeOutput(text: ""), on: context).count == 1)
     }
@@ -138,7 +139,7 @@ struct RestoreFlowTests {
                 "a full backup of the new timeline on 10.213.0.16",
                 "restore finished on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16",
             ], "\(plays)")
-        let recovery = RestoreRecovery(model: model, plan: flow.plan).steps.compactMap { $0.resource as? RestoreStage }
+        let recovery = RestoreRecovery(model: model, plan: flow.plan).steps.compactMap { $0.resource as? JournalStage }
         #expect(recovery.map(\.stage) == ["restored", "promoted", "dcs-cleared", "leading"])
         #expect(recovery[0].command.contains("--delta --archive-mode=preserve"))
         #expect(recovery[2].command.contains("del --prefix /service/pg-lab/"))
@@ -146,9 +147,12 @@ struct RestoreFlowTests {
 }
 
 extension RestoreFlowTests {
+    /// The first two lines of `plan`'s record: its id and its plan.
+    static func header(_ plan: RestorePlan) -> String { "id: \(plan.id)\n" + JournalRecord.encode(plan) }
+
     /// A record of `plan` with `lines` after its header.
     private func record(_ plan: RestorePlan, _ lines: String...) throws -> RestoreProgress {
-        try #require(RestoreProgress((RestoreProgress.header(plan) + lines).joined(separator: "\n")))
+        try #require(RestoreProgress.read(([Self.header(plan)] + lines).joined(separator: "\n").prefixed))
     }
 
     private func decision(
@@ -181,9 +185,8 @@ extension RestoreFlowTests {
         #expect(decision([:], .latest) == "new")
         // Another cluster's record (a removed cluster's, kept on the repository host) is not this cluster's.
         let elsewhere = try #require(
-            RestoreProgress(
-                (RestoreProgress.header(done).joined(separator: "\n") + "\ndone: finished").replacingOccurrences(
-                    of: "pg-lab", with: "old")))
+            RestoreProgress.read(
+                (Self.header(done) + "\ndone: finished").replacingOccurrences(of: "pg-lab", with: "old").prefixed))
         #expect(elsewhere.plan.cluster == "old")
         #expect(decision(["10.213.0.16": elsewhere], .latest) == "new")
         #expect(decision(records, .latest, abandon: true).hasPrefix("refused: no restore is under way"))
@@ -232,12 +235,12 @@ extension RestoreFlowTests {
         let (_, directory) = try ClusterModelTests().load()
         let context = HostContext(
             name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
-        let unfinished = ProbeOutput(text: RestoreProgress.header(old).joined(separator: "\n") + "\ndone: stopped")
-        #expect(throws: ResourceError.self) { try RestoreBegun(plan: new).changes(from: unfinished, on: context) }
-        #expect(try RestoreBegun(plan: new, replaces: old.id).changes(from: unfinished, on: context).count == 1)
-        let stage = RestoreStage(plan: new, stage: "restored", summary: "restored", command: "true")
+        let unfinished = ProbeOutput(text: Self.header(old) + "\ndone: stopped")
+        #expect(throws: ResourceError.self) { try new.begun(replacing: nil).changes(from: unfinished, on: context) }
+        #expect(try new.begun(replacing: old.id).changes(from: unfinished, on: context).count == 1)
+        let stage = new.stage("restored", "restored", command: "true")
         let command = try #require(try stage.changes(from: ProbeOutput(text: ""), on: context).first?.actions.first)
-        #expect(command.description.hasPrefix("echo 'begun: restored' >> /var/lib/keel/restore && "))
+        #expect(command.description.hasPrefix("echo 'begun: restored' >> /var/lib/keel/journal/restore && "))
         let flow = RestoreFlow(plan: new, mode: .abandon).playbook(try model(), patroniWheel: [])
         #expect(flow.plays.map(\.name) == ["restore abandoned", "members in service"])
         #expect(RestoreFlow(plan: new, mode: .nothing).playbook(try model(), patroniWheel: []).plays.isEmpty)
@@ -253,7 +256,7 @@ extension RestoreFlowTests {
         let (_, directory) = try ClusterModelTests().load()
         let host = HostContext(
             name: "10.213.0.12", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
-        let stage = try #require(try leaderPlay.body(host).first?.resource as? RestoreStage)
+        let stage = try #require(try leaderPlay.body(host).first?.resource as? JournalStage)
         #expect(stage.summary.hasPrefix("WAL archived, "))
         // Run with a stand-in psql: the leader commits, switches, and waits until its segment is archived.
         let bin = directory + "/bin"
@@ -278,7 +281,12 @@ extension RestoreFlowTests {
         #expect(log.contains("txid_current") && log.contains("pg_switch_wal()"))
         #expect(log.contains("last_archived_wal >= '000000010000000000000005'"), "\(log)")
         let replica = try #require(playbook.plays.first { $0.name == "patroni stopped on the replicas" })
-        let replicaStage = try #require(try replica.body(host).first?.resource as? RestoreStage)
+        let replicaStage = try #require(try replica.body(host).first?.resource as? JournalStage)
         #expect(!replicaStage.command.contains("pg_switch_wal"))
     }
+}
+
+extension String {
+    /// The text as ``JournalRecord/readAll`` prints a restore's record.
+    fileprivate var prefixed: String { "== restore\n" + self }
 }

@@ -145,7 +145,7 @@ struct UpdateFlowTests {
         let (model, directory) = try ClusterModelTests().load()
         let inventory = try Inventory.load(path: directory + "/hosts.ini")
         func steps(_ name: String, _ updates: [PackageUpdate]) throws -> [Step] {
-            let play = UpdatePlays.updated(model, host: host(name, updates))
+            let play = UpdatePlays.updated(model, host: host(name, updates), run: "update 1")
             var facts = Facts()
             facts.interfaces = ["eth0": [name + "/24"]]
             return try play.body(HostContext(name: name, inventory: inventory, facts: facts))
@@ -153,14 +153,15 @@ struct UpdateFlowTests {
         let member = try steps("10.213.0.12", [server]).map(\.name)
         #expect(
             member == [
-                "wait for every etcd member healthy", "mark the update unfinished", "template /etc/patroni/patroni.yml",
+                "wait for every etcd member healthy", "update begun (/var/lib/keel/journal/update)",
+                "template /etc/patroni/patroni.yml",
                 "flush handlers", "wait for readers and the synchronous role moved away",
                 "packages updated: postgresql-15", "service etcd started and enabled",
                 "wait for every etcd member healthy",
                 "service patroni started and enabled", "wait for in service (primary, or streaming)",
                 "wait for streaming, caught up",
                 "template /etc/patroni/patroni.yml", "flush handlers", "service pgbouncer started and enabled",
-                "mark the update finished",
+                "update: recorded as back in service",
             ], "\(member)")
         let update = try #require(
             try steps("10.213.0.12", [server]).compactMap { $0.resource as? PackagesUpdated }.first)
@@ -171,9 +172,10 @@ struct UpdateFlowTests {
         let balancer = try steps("10.213.0.14", [haproxy]).map(\.name)
         #expect(
             balancer == [
-                "mark the update unfinished", "packages updated: haproxy", "service haproxy started and enabled",
+                "update begun (/var/lib/keel/journal/update)", "packages updated: haproxy",
+                "service haproxy started and enabled",
                 "wait for HAProxy's master to have a server up", "wait for HAProxy's replicas to have a server up",
-                "service keepalived started and enabled", "mark the update finished",
+                "service keepalived started and enabled", "update: recorded as back in service",
             ], "\(balancer)")
         let balancerUpdate = try #require(
             try steps("10.213.0.14", [haproxy]).compactMap { $0.resource as? PackagesUpdated }.first)
@@ -191,7 +193,7 @@ struct UpdateFlowTests {
         #expect(
             flow.playbook(model, patroniWheel: []).plays.map(\.name) == ["update 10.213.0.12", "update 10.213.0.11"])
         #expect(flow.plan(model)?.contains("hand the leader's role") == false)
-        let play = UpdatePlays.updated(model, host: host("10.213.0.11", [etcd]))
+        let play = UpdatePlays.updated(model, host: host("10.213.0.11", [etcd]), run: "update 1")
         var facts = Facts()
         facts.interfaces = ["eth0": ["10.213.0.11/24"]]
         let steps = try play.body(

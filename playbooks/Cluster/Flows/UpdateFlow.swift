@@ -1,3 +1,4 @@
+import Foundation
 import Keel
 
 /// The rolling minor update: every package of the cluster's that apt has a newer release of (on the line the
@@ -20,6 +21,8 @@ public struct UpdateFlow: ClusterFlow, Sendable {
     /// pgBackRest's update on each host that has it, all at once before the rolling part.
     public let backupUpdates: [String: PackageUpdate]
     public let leader: String
+    /// The run's id in the hosts' journals.
+    let id: String
     private let members: Set<String>
     /// The balancers holding the VIP when the update was planned: updated last of all.
     private let vipHolders: Set<String>
@@ -68,6 +71,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
                 ? nil : UpdateSurvey.Host(name: host.name, updates: rest, unfinished: host.unfinished)
         }
         self.leader = leader
+        id = "update of \(model.name), planned \(Date.now.formatted(.iso8601))"
         members = Set(model.databaseHosts)
         vipHolders = Set(status.vipHolders)
     }
@@ -121,7 +125,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
             if !backupUpdates.isEmpty { UpdatePlays.backupUpdated(model, backupUpdates) }
             for host in order {
                 if handsOver(host, model) { PatroniPlays.switchover(model, from: leader, to: nil) }
-                UpdatePlays.updated(model, host: host)
+                UpdatePlays.updated(model, host: host, run: id)
             }
         }
         .stoppingAtFirstFailure()

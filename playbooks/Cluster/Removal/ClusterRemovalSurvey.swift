@@ -45,6 +45,9 @@ public struct ClusterRemovalSurvey: Sendable {
             if model.backups?.repositoryHost != nil {
                 paths += SSHTrust.Files(in: ClusterModel.postgresHome).all + [SSHTrust.command]
             }
+        } else {
+            // Not a member, whose /var/lib/keel goes whole: the record of an update there.
+            paths.append(JournalRecord.path(UpdateFlow.name))
         }
         if removingEtcd && model.etcdHosts.contains(host) {
             paths += EtcdRole.footprint(model)
@@ -53,7 +56,10 @@ public struct ClusterRemovalSurvey: Sendable {
             paths += KeepalivedRole.footprint + HAProxyRole.footprint
         }
         if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
-            paths += SSHTrust.Files(in: SSHTrust.repositoryHome).all + [SSHTrust.command, RestoreProgress.path]
+            paths +=
+                SSHTrust.Files(in: SSHTrust.repositoryHome).all + [
+                    SSHTrust.command, JournalRecord.path(RestoreFlow.name),
+                ]
             if deletingBackups { paths.append(PgBackRestPlays.configuration) }
         }
         return paths

@@ -65,7 +65,7 @@ public struct RestoreJournal: Sendable {
                     + "restores it whole again)")
         }
         if abandon {
-            guard !own.began(RestoreStage.restored) else {
+            guard !own.began(RestoreProgress.restored) else {
                 throw FlowError(
                     "the unfinished \(plan.id) has begun replacing \(plan.restoreHost)'s data: it cannot be abandoned",
                     hint: "finish it (keel restore with the same target), or restore to another target")
@@ -73,7 +73,7 @@ public struct RestoreJournal: Sendable {
             return .abandon(own)
         }
         guard plan.target == target else {
-            guard !own.stages.contains(RestoreStage.leading) else {
+            guard !own.stages.contains(RestoreProgress.leading) else {
                 throw FlowError(
                     "the unfinished \(plan.id) already serves its restored data on \(plan.restoreHost) (done: "
                         + "\(own.stages.joined(separator: ", ")))",

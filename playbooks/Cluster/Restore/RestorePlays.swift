@@ -1,6 +1,6 @@
 import Keel
 
-/// The plays of a restore (`keel restore`), each stage recorded on its host (``RestoreStage``) so that a run killed
+/// The plays of a restore (`keel restore`), each stage recorded on its host (``JournalStage``) so that a run killed
 /// at any step resumes where it stopped.
 struct RestorePlays {
     let plan: RestorePlan
@@ -14,7 +14,7 @@ struct RestorePlays {
     /// `replacing` when there is one.
     func begun(marked: [String], replacing: String?) -> Play {
         Play("restore begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in
-            RestoreBegun(plan: plan, replaces: replacing)
+            plan.begun(replacing: replacing)
         }
     }
 
@@ -44,8 +44,8 @@ struct RestorePlays {
     /// The other members wiped and cloned from the restored leader, each streaming and caught up.
     func replicasCloned() -> Play {
         Play("replicas cloned from the restored leader", on: model.pattern(others)) { host in
-            RestoreStage(
-                plan: plan, stage: "cloned", summary: "data directory emptied, cloned from \(plan.restoreHost)",
+            plan.stage(
+                "cloned", "data directory emptied, cloned from \(plan.restoreHost)",
                 command: "systemctl stop patroni && find \(shellQuote(model.dataDirectory)) -mindepth 1 -delete "
                     + "&& systemctl enable --now patroni")
             MemberInService(model: model, host: host.name).steps
@@ -59,8 +59,8 @@ struct RestorePlays {
     func backedUp() -> Play {
         Play("a full backup of the new timeline", on: backups.repositoryHost ?? plan.restoreHost) { _ in
             let pgbackrest = PgBackRest(backups)
-            RestoreStage(
-                plan: plan, stage: "backed-up", summary: "pgbackrest check, then a full backup",
+            plan.stage(
+                "backed-up", "pgbackrest check, then a full backup",
                 command: "\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))",
                 timeout: model.limits.dataCopyTimeout)
         }
@@ -69,7 +69,7 @@ struct RestorePlays {
     /// The restore recorded as finished everywhere: a rerun changes nothing.
     func finished(marked: [String]) -> Play {
         Play("restore finished", on: model.pattern(marked)) { _ in
-            RestoreStage(plan: plan, stage: RestoreProgress.finished, summary: "recorded as finished", command: "true")
+            JournalStage.finished(flow: RestoreProgress.flow, id: plan.id)
         }
     }
 
@@ -77,9 +77,9 @@ struct RestorePlays {
     /// member, where the restore had stopped them, and the restore recorded as abandoned.
     func abandoned(marked: [String]) -> Play {
         Play("restore abandoned", on: model.pattern(marked), anyErrorsFatal: true) { host in
-            RestoreBegun(plan: plan, replaces: plan.id)
-            RestoreStage(
-                plan: plan, stage: RestoreProgress.abandoned, summary: "patroni started again, restore abandoned",
+            plan.begun(replacing: plan.id)
+            plan.stage(
+                JournalRecord.abandoned, "patroni started again, restore abandoned",
                 command: model.databaseHosts.contains(host.name)
                     ? "systemctl enable --now patroni" + (model.pgbouncer != nil ? " && systemctl start pgbouncer" : "")
                     : "true")
@@ -89,14 +89,14 @@ struct RestorePlays {
     /// Patroni, and with it PostgreSQL, stopped and kept from starting at boot, and PgBouncer stopped: no client
     /// reaches the member until it serves the restored data. The `leader` first commits, switches its WAL and waits
     /// until the archiver has archived the switched segment: every commit until then is in the archive.
-    private func stopped(leader: Bool) -> RestoreStage {
+    private func stopped(leader: Bool) -> JournalStage {
         let postgres = PostgresControl(model)
         let stop =
             "systemctl disable --now patroni" + (model.pgbouncer != nil ? " && systemctl stop pgbouncer" : "")
             + " && \(postgres.stopped)"
-        return RestoreStage(
-            plan: plan, stage: "stopped",
-            summary: (leader ? "WAL archived, " : "") + (model.pgbouncer == nil ? "patroni" : "patroni and pgbouncer")
+        return plan.stage(
+            "stopped",
+            (leader ? "WAL archived, " : "") + (model.pgbouncer == nil ? "patroni" : "patroni and pgbouncer")
                 + " stopped",
             command: leader ? Self.archived(model) + " && " + stop : stop)
     }

@@ -1,6 +1,6 @@
 import Keel
 
-/// The leader's part of a restore, each stage recorded in ``RestoreProgress``: pgBackRest's delta restore of the
+/// The leader's part of a restore, each stage recorded in the journal (``JournalStage``): pgBackRest's delta restore of the
 /// chosen set, recovery to the target run by hand outside Patroni (which would strip the recovery settings) and
 /// checked (promoted, on a new timeline, stopped where the target says, its WAL archived), the cluster's keys
 /// deleted from etcd, then Patroni started on the restored data, which it takes over as the leader.
@@ -15,23 +15,23 @@ struct RestoreRecovery: Role {
         let backups = model.backups!
         let postgres = PostgresControl(model)
         let data = shellQuote(model.dataDirectory)
-        RestoreStage(
-            plan: plan, stage: RestoreStage.restored,
-            summary: "data directory restored from \(plan.set.label) (pgBackRest delta)",
+        plan.stage(
+            RestoreProgress.restored,
+            "data directory restored from \(plan.set.label) (pgBackRest delta)",
             command: "\(postgres.stopped) && "
                 + PgBackRest(backups, as: "postgres")(
                     "--delta --archive-mode=preserve --log-level-console=warn restore "
                         + plan.target.restoreOptions(set: plan.set.label)),
             timeout: model.limits.dataCopyTimeout)
-        RestoreStage(
-            plan: plan, stage: "promoted", summary: "recovered \(plan.target.description), promoted, checked",
+        plan.stage(
+            "promoted", "recovered \(plan.target.description), promoted, checked",
             command: recovered(postgres), timeout: model.limits.dataCopyTimeout)
-        RestoreStage(
-            plan: plan, stage: "dcs-cleared", summary: "cluster keys deleted from etcd (\(model.dcsPrefix))",
+        plan.stage(
+            "dcs-cleared", "cluster keys deleted from etcd (\(model.dcsPrefix))",
             command: Etcdctl(model, client: .patroni)("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")
         // patroni.dynamic.json came with the backup: Patroni would seed the configuration from it.
-        RestoreStage(
-            plan: plan, stage: RestoreStage.leading, summary: "patroni started on the restored data",
+        plan.stage(
+            RestoreProgress.leading, "patroni started on the restored data",
             command: "rm -f \(data)/patroni.dynamic.json && systemctl enable --now patroni")
     }
 

@@ -17,7 +17,7 @@ public enum RestoreSurvey {
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { target, transport in
-            let progress = try await transport.run(RestoreProgress.read, timeout: .seconds(10)).stdoutText
+            let progress = try await transport.run(JournalRecord.readAll, timeout: .seconds(10)).stdoutText
             guard model.databaseHosts.contains(target.name) else { return (progress, nil as ClusterIdentity?) }
             return (progress, ClusterIdentity(try await transport.run(ClusterIdentity.read(model)).stdoutText))
         }
@@ -25,7 +25,7 @@ public enum RestoreSurvey {
         var identities: [String: ClusterIdentity] = [:]
         for (host, outcome) in zip(hosts, outcomes) {
             guard case .done(let (text, identity), _) = outcome else { continue }
-            if let progress = RestoreProgress(text) { records[host] = progress }
+            if let progress = RestoreProgress.read(text) { records[host] = progress }
             identities[host] = identity
         }
         let systemID = try ClusterIdentity.check(identities, model)

@@ -29,11 +29,11 @@ public struct ClusterStatus: Codable, Sendable {
     /// The pgBackRest repository, when the cluster has one; nil also when it could not be read (see `backupError`).
     public var backups: BackupStatus?
     public var backupError: String?
-    /// The latest restore recorded on the member read (``RestoreProgress``), in a line.
+    /// The latest restore in the journal of the member read (``RestoreProgress``), in a line.
     public var restore: String?
     /// That restore has not finished.
     public var restoreUnfinished = false
-    /// Members a killed `keel update` left out of service (``UpdateMark``).
+    /// Members a killed `keel update` left out of service (an unfinished update in their journals).
     public var updateUnfinished: Set<String> = []
 
     /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
@@ -47,8 +47,7 @@ public struct ClusterStatus: Codable, Sendable {
         async let health = transport.run(
             Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=3s endpoint health -w json")
                 + " 2>/dev/null", timeout: .seconds(5))
-        async let restore = transport.run(RestoreProgress.read, timeout: .seconds(5))
-        async let updating = transport.run(UpdateMark.read, timeout: .seconds(5))
+        async let journal = transport.run(JournalRecord.readAll, timeout: .seconds(5))
         let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let (members, paused) = try Member.decode(Data(patroni.stdout))
@@ -63,8 +62,11 @@ public struct ClusterStatus: Codable, Sendable {
                 status.backupError = "\(error)"
             }
         }
-        if try await updating.succeeded { status.updateUnfinished = [host] }
-        if let progress = RestoreProgress(try await restore.stdoutText) {
+        let records = JournalRecord.parse(try await journal.stdoutText)
+        if records.contains(where: { $0.flow == UpdateFlow.name && $0.isUnfinished }) {
+            status.updateUnfinished = [host]
+        }
+        if let progress = records.lazy.compactMap(RestoreProgress.init).first {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished
         }

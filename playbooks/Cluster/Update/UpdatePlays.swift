@@ -24,8 +24,9 @@ enum UpdatePlays {
     /// `host` updated and back in service: taken out of service as far as its new packages need (a member drained,
     /// and stopped after a CHECKPOINT for a new PostgreSQL or Patroni library; a balancer's VIP moved away by
     /// stopping keepalived; etcd's quorum checked first), its packages updated, its services started, and the run
-    /// goes on once it serves again.
-    static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host) -> Play {
+    /// goes on once it serves again. The host's journal holds run `id` of the update until it serves again: a rerun
+    /// after a killed update brings it back first, even when its packages are already current.
+    static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host, run id: String) -> Play {
         let name = planned.name
         let member = model.databaseHosts.contains(name)
         let balancer = model.haproxy != nil && model.balancerHosts.contains(name)
@@ -46,7 +47,10 @@ enum UpdatePlays {
         return Play("update \(name)", on: name, anyErrorsFatal: true, tags: ["update"]) { host in
             // Every etcd member healthy: this one stopping leaves a quorum.
             if etcd { WaitFor(.command(allEtcd.health, what: "every etcd member healthy"), timeout: .seconds(120)) }
-            UpdateMark(present: true)
+            JournalBegun(
+                flow: UpdateFlow.name, id: id,
+                plan: JournalRecord.encode(["updates": planned.updates.map(\.description)]),
+                replacing: .any)
             if drained { try MemberDrain.out(model, host: host) }
             PackagesUpdated(updates: planned.updates, stopping: stopping)
             if etcd {
@@ -69,7 +73,7 @@ enum UpdatePlays {
                 if model.databaseHosts.count > 1 { HAProxyRole.routes(to: "replicas") }
                 if model.vip != nil { Service("keepalived", state: .started, enabled: true) }
             }
-            UpdateMark(present: false)
+            JournalStage.finished(flow: UpdateFlow.name, id: id, summary: "recorded as back in service")
         }
     }
 }

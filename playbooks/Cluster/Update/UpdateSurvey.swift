@@ -2,7 +2,7 @@ import Keel
 
 /// What `keel update` reads before it plans: on every host, apt's lists refreshed and the cluster's packages that
 /// have a newer version (``PackageUpdate``), and whether an update killed earlier left the host drained
-/// (``UpdateMark``); then the running cluster.
+/// (an unfinished update in its journal, ``JournalRecord``); then the running cluster.
 public enum UpdateSurvey {
     /// One host's part of the plan.
     public struct Host: Sendable, Equatable {
@@ -23,15 +23,18 @@ public enum UpdateSurvey {
         ) { target, transport in
             let names = components.flatMap { $0.packages(on: target.name, model) }
             let become = target.become ?? Become()
-            let mark = try await transport.run(UpdateMark.read, become: become, timeout: .seconds(10))
-            guard !names.isEmpty else { return (mark.succeeded, "") }
+            let journal = try await transport.run(JournalRecord.readAll, become: become, timeout: .seconds(10))
+            let unfinished = JournalRecord.parse(journal.stdoutText).contains {
+                $0.flow == UpdateFlow.name && $0.isUnfinished
+            }
+            guard !names.isEmpty else { return (unfinished, "") }
             let read = try await transport.run(PackageUpdate.read(names), become: become, timeout: .seconds(700))
             guard read.succeeded else {
                 throw FlowError(
                     "apt could not read its package lists on \(target.name): \(read.stderrText.suffix(300))",
                     hint: "see apt-get update there; nothing was changed")
             }
-            return (mark.succeeded, read.stdoutText)
+            return (unfinished, read.stdoutText)
         }
         var plan: [Host] = []
         for (host, outcome) in zip(hosts, outcomes) {
