@@ -19,12 +19,7 @@ struct UpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await options.run(confirming: [], answers: ConfirmationAnswers()) { model, inventory, fleet in
-            let components = try UpdatedComponent.chosen(
-                only: only, target: model.databaseHosts.first.flatMap { inventory.variables(for: $0)["target"] })
-            let fleet = try fleet()
-            let hosts = try await UpdateSurvey.read(model, components: components, inventory: inventory, fleet: fleet)
-            let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
-            return try UpdateFlow(hosts: hosts, status: status, model: model)
+            try await UpdateFlow.planned(only: only, model: model, inventory: inventory, fleet: try fleet())
         }
     }
 }

@@ -76,6 +76,18 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         vipHolders = Set(status.vipHolders)
     }
 
+    /// The update planned from what the hosts and the running cluster say now (``UpdateSurvey``), of the components
+    /// `only` names (all by default; postgresql_cluster's `target` variable narrows them as well).
+    public static func planned(only: [UpdatedComponent], model: ClusterModel, inventory: Inventory, fleet: Fleet)
+        async throws -> UpdateFlow
+    {
+        let components = try UpdatedComponent.chosen(
+            only: only, target: model.databaseHosts.first.flatMap { inventory.variables(for: $0)["target"] })
+        let hosts = try await UpdateSurvey.read(model, components: components, inventory: inventory, fleet: fleet)
+        let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
+        return try UpdateFlow(hosts: hosts, status: status, model: model)
+    }
+
     /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, the
     /// hosts that are not members, and the VIP's holder last (its VIP moves to an updated balancer, and stays).
     var order: [UpdateSurvey.Host] {

@@ -109,39 +109,39 @@ extension ClusterModel {
                 "\(what)\(shown) cannot be used: \(problem)",
                 at: origin ?? SourceLocation(file: inventory.path, line: 1))
         }
-        try check(name, .name, "patroni_cluster_name", at: reader.origin(.patroniClusterName))
-        try check(patroni.version, .version, "patroni_version", at: reader.origin(.patroniVersion))
-        try check(dataDirectory, .path, "postgresql_data_dir", at: reader.origin(.postgresqlDataDirectory))
+        /// `value`, read from `variable`, named as the inventory names it.
+        func check(_ value: String, _ kind: ValueKind, _ variable: ClusterVariable) throws(InventoryError) {
+            try check(value, kind, variable.rawValue, at: reader.origin(variable))
+        }
+        try check(name, .name, .patroniClusterName)
+        try check(patroni.version, .version, .patroniVersion)
+        try check(dataDirectory, .path, .postgresqlDataDirectory)
         for host in allHosts {
             let location = inventory.hosts[host]?.location
             try check(host, .name, "the host name", at: location)
             try check(address(of: host), .address, "the address of \(host)", at: location)
         }
         for interface in Set((vip?.interfaces ?? [:]).values).sorted() {
-            try check(interface, .interface, "vip_interface", at: reader.origin(.vipInterface))
+            try check(interface, .interface, .vipInterface)
         }
         if let backups {
-            try check(backups.stanza, .name, "pgbackrest_stanza", at: reader.origin(.pgbackrestStanza))
-            try check(backups.path, .path, "pgbackrest_repo_path", at: reader.origin(.pgbackrestRepositoryPath))
-            for (schedule, variable) in [
-                (backups.fullSchedule, ClusterVariable.pgbackrestFullSchedule),
-                (backups.differentialSchedule, .pgbackrestDifferentialSchedule),
-            ] {
-                try check(schedule, .line, variable.rawValue, at: reader.origin(variable))
-            }
+            try check(backups.stanza, .name, .pgbackrestStanza)
+            try check(backups.path, .path, .pgbackrestRepositoryPath)
+            try check(backups.fullSchedule, .line, .pgbackrestFullSchedule)
+            try check(backups.differentialSchedule, .line, .pgbackrestDifferentialSchedule)
         }
         for (secret, variable) in [
             (logins.superuser.password, ClusterVariable.superuserPassword),
             (logins.replication.password, .replicationPassword),
             (logins.restAPI.password, .restAPIPassword),
         ] {
-            try check(secret.reveal(), .password, variable.rawValue, at: reader.origin(variable))
+            try check(secret.reveal(), .password, variable)
         }
         for (role, variable) in [
             (logins.superuser.name, ClusterVariable.superuserName), (logins.replication.name, .replicationName),
             (logins.restAPI.name, .restAPIName),
         ] {
-            try check(role, .roleName, variable.rawValue, at: reader.origin(variable))
+            try check(role, .roleName, variable)
         }
         let users = reader.origin(.postgresqlUsers)
         for user in self.users {
