@@ -12,7 +12,7 @@ extension ConnectionArguments {
         let hosts = try targets(of: inventory, inventory.hostNames)
         let fleet = Fleet(forks: forks, connector: try connector ?? options(for: hosts).connector)
         let outcomes = await fleet.run(hosts) { _, transport in
-            Facts.parse(try await transport.run(Facts.script, timeout: .seconds(60)).stdoutText)
+            try await Facts.gather(through: transport)
         }
         var facts: [String: Facts] = [:]
         for (host, outcome) in zip(hosts, outcomes) {

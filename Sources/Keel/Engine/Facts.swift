@@ -26,7 +26,7 @@ public struct Facts: Sendable, Equatable {
     public init() {}
 
     /// The shell snippet that prints the facts as `key=value` lines.
-    public static let script = """
+    static let script = """
         . /etc/os-release 2>/dev/null; echo "os_id=$ID"; echo "os_version=$VERSION_ID"; echo "os_like=$ID_LIKE"
         echo "os_codename=$VERSION_CODENAME"
         echo "arch=$(uname -m)"; echo "hostname=$(hostname)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
@@ -37,6 +37,11 @@ public struct Facts: Sendable, Equatable {
         for pm in apt-get dnf yum; do command -v $pm >/dev/null 2>&1 && { echo "pm=${pm%-get}"; break; }; done
         for key in /etc/ssh/ssh_host_*_key.pub; do [ -r "$key" ] && echo "host_key=$(cut -d' ' -f1,2 "$key")"; done
         """
+
+    /// The host's facts, read through `transport` in one round trip.
+    public static func gather(through transport: any Transport) async throws -> Facts {
+        parse(try await transport.run(script, timeout: .seconds(60)).stdoutText)
+    }
 
     /// Reads the output of ``script``.
     public static func parse(_ text: String) -> Facts {

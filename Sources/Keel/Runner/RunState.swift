@@ -46,7 +46,7 @@ actor RunState {
             if let known = knownFacts[host] {
                 facts = known
             } else {
-                facts = Facts.parse(try await transport.run(Facts.script, timeout: .seconds(60)).stdoutText)
+                facts = try await Facts.gather(through: transport)
             }
             let session = Session(target: target, transport: transport, facts: facts)
             sessions[host] = session
