@@ -10,8 +10,10 @@ public struct Action: Sendable, CustomStringConvertible {
     let kind: Kind
 
     /// `command` under `/bin/sh`; `input` goes to its standard input (secrets go there, never in the command).
-    public static func shell(_ command: String, input: Secret? = nil, timeout: Duration = .seconds(600)) -> Action {
-        Action(kind: .shell(command, input: input, timeout: timeout))
+    public static func shell(_ command: ShellCommand, input: Secret? = nil, timeout: Duration = .seconds(600))
+        -> Action
+    {
+        Action(kind: .shell(command.text, input: input, timeout: timeout))
     }
 
     /// `bytes` written to `path` atomically, with mode and owner set before the file appears; by `account` when
@@ -54,7 +56,7 @@ public struct Action: Sendable, CustomStringConvertible {
         case .upload(let path, let bytes, let mode, let owner, let group, "root"):
             try await host.upload(bytes, to: path, mode: mode, owner: owner, group: group)
         case .upload(let path, let bytes, let mode, _, let group, let account):
-            try await host.run(PathController.place(path, mode: mode, group: group, as: account), input: bytes)
+            try await host.run(PathController.place(path, mode: mode, group: group, as: account).text, input: bytes)
         case .sql(let statements, let connection, let database, _):
             try await host.run(
                 connection.psql(database: database),

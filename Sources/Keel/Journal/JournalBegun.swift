@@ -43,13 +43,13 @@ public struct JournalBegun: Resource {
                         + "finish it first")
             }
         }
-        let path = shellQuote(JournalRecord.path(flow))
+        let path = JournalRecord.path(flow)
         return [
             Change(
                 "begin \(id)",
                 .shell(
-                    "mkdir -p \(JournalRecord.directory) && printf '%s\\n' \(shellQuote("id: " + id)) "
-                        + "\(shellQuote(plan)) > \(path).new && mv \(path).new \(path)"))
+                    "mkdir -p \(JournalRecord.directory) && printf '%s\\n' \("id: " + id) "
+                        + "\(plan) > \(path + ".new") && mv \(path + ".new") \(path)"))
         ]
     }
 }

@@ -94,7 +94,7 @@ public struct JournalRecord: Sendable, Equatable {
     }
 
     /// A command recording `stage` of `flow` as done (or, with `begun`, as begun).
-    static func record(_ stage: String, flow: String, begun: Bool = false) -> String {
-        "echo \(shellQuote((begun ? "begun: " : "done: ") + stage)) >> \(shellQuote(path(flow)))"
+    static func record(_ stage: String, flow: String, begun: Bool = false) -> ShellCommand {
+        "echo \((begun ? "begun: " : "done: ") + stage) >> \(path(flow))"
     }
 }

@@ -35,6 +35,6 @@ public struct JournalStage: Resource {
         guard output.text != "done" else { return [] }
         let begun = JournalRecord.record(stage, flow: flow, begun: true)
         let done = JournalRecord.record(stage, flow: flow)
-        return [Change(summary, .shell("\(begun) && { \(command)\n} && \(done)", timeout: timeout))]
+        return [Change(summary, .shell("\(begun) && { \(raw: command)\n} && \(done)", timeout: timeout))]
     }
 }

@@ -63,8 +63,9 @@ public struct MarkedRestart: Resource {
         guard output.text == "due" else { return [] }
         return [
             Change(
-                "\(summary) on \(host.name) and wait until it is in service", .shell(command), .shell(ready),
-                .shell("rm -f \(shellQuote(mark))"))
+                "\(summary) on \(host.name) and wait until it is in service", .shell(.raw(command)),
+                .shell(.raw(ready)),
+                .shell("rm -f \(mark)"))
         ]
     }
 }

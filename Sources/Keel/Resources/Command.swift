@@ -37,6 +37,7 @@ public struct Command: Resource {
     public var affectsOtherResources: Bool { true }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["guard"] == "satisfied" ? [] : [Change("run", .shell(command, input: input, timeout: timeout))]
+        output.fields["guard"] == "satisfied"
+            ? [] : [Change("run", .shell(.raw(command), input: input, timeout: timeout))]
     }
 }

@@ -23,16 +23,16 @@ public struct Directory: Resource {
         case .directory:
             return try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
         case .missing:
-            var command = "mkdir -p -- \(shellQuote(path)) && chmod \(octal(mode)) \(shellQuote(path))"
+            var command: ShellCommand = "mkdir -p -- \(path) && chmod \(raw: octal(mode)) \(path)"
             if current.account != "root" {
                 // The account that controls it makes it, and so owns it.
-                if let group { command += " && chgrp \(shellQuote(group)) \(shellQuote(path))" }
+                if let group { command = "\(command) && chgrp \(group) \(path)" }
                 return [
                     Change("create (mode \(octal(mode)))", .shell(PathController.run(command, as: current.account)))
                 ]
             }
             if owner != nil || group != nil {
-                command += " && chown \(shellQuote((owner ?? "") + (group.map { ":" + $0 } ?? ""))) \(shellQuote(path))"
+                command = "\(command) && chown \((owner ?? "") + (group.map { ":" + $0 } ?? "")) \(path)"
             }
             return [Change("create (mode \(octal(mode)))", .shell(command))]
         case .file, .other:

@@ -58,7 +58,7 @@ public struct File: Resource {
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)
         guard let contents else {
-            let remove = PathController.run("rm -rf -- \(shellQuote(path))", as: current.account)
+            let remove = PathController.run("rm -rf -- \(path)", as: current.account)
             return current.kind == .missing ? [] : [Change("remove", .shell(remove))]
         }
         return try Self.changes(
@@ -85,7 +85,7 @@ public struct File: Resource {
             return [
                 Change(
                     "replace the \(current.kind.rawValue) at this path with a file",
-                    .shell(PathController.run("rm -rf -- \(shellQuote(path))", as: account)), upload,
+                    .shell(PathController.run("rm -rf -- \(path)", as: account)), upload,
                     content: content)
             ]
         case .file:

@@ -56,7 +56,7 @@ struct FileAttributes: Equatable {
             changes.append(
                 Change(
                     "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))",
-                    .shell(PathController.run("chmod \(octal(mode)) \(shellQuote(path))", as: account))))
+                    .shell(PathController.run("chmod \(raw: octal(mode)) \(path)", as: account))))
         }
         if let owner, self.owner != owner {
             guard account == "root" else {
@@ -66,13 +66,13 @@ struct FileAttributes: Equatable {
             }
             changes.append(
                 Change(
-                    "owner \(self.owner ?? "?") → \(owner)", .shell("chown \(shellQuote(owner)) \(shellQuote(path))")))
+                    "owner \(self.owner ?? "?") → \(owner)", .shell("chown \(owner) \(path)")))
         }
         if let group, self.group != group {
             changes.append(
                 Change(
                     "group \(self.group ?? "?") → \(group)",
-                    .shell(PathController.run("chgrp \(shellQuote(group)) \(shellQuote(path))", as: account))))
+                    .shell(PathController.run("chgrp \(group) \(path)", as: account))))
         }
         return changes
     }

@@ -43,7 +43,8 @@ public struct Package: Resource {
         return [
             Change(
                 "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
-                .shell(state == .present ? manager.install(wrong) : manager.remove(wrong), timeout: .seconds(1800)))
+                .shell(
+                    .raw(state == .present ? manager.install(wrong) : manager.remove(wrong)), timeout: .seconds(1800)))
         ]
     }
 }

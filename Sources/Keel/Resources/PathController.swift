@@ -22,21 +22,20 @@ enum PathController {
 
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
     /// `runuser`.
-    static func run(_ command: String, as account: String) -> String {
+    static func run(_ command: ShellCommand, as account: String) -> ShellCommand {
         guard account != "root" else { return command }
-        let quoted = shellQuote(account)
-        return "if [ \"$(id -un)\" = \(quoted) ]; then sh -c \(shellQuote(command)); "
-            + "else runuser -u \(quoted) -- sh -c \(shellQuote(command)); fi"
+        return "if [ \"$(id -un)\" = \(account) ]; then sh -c \(command.text); "
+            + "else runuser -u \(account) -- sh -c \(command.text); fi"
     }
 
     /// A command placing standard input at `path` as `account`: a private file beside it, given its mode (and
     /// group), then renamed over it, which replaces a link at `path` instead of following it.
-    static func place(_ path: String, mode: UInt32, group: String?, as account: String) -> String {
+    static func place(_ path: String, mode: UInt32, group: String?, as account: String) -> ShellCommand {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        let chgrp = group.map { " && chgrp \(shellQuote($0)) \"$t\"" } ?? ""
-        let script =
-            "umask 077; t=$(mktemp -- \(shellQuote((directory.isEmpty ? "." : directory) + "/.keel-XXXXXXXX"))) "
-            + "|| exit 1; if cat > \"$t\" && chmod \(octal(mode)) \"$t\"\(chgrp) && mv -f -- \"$t\" \(shellQuote(path)); "
+        let chgrp: ShellCommand = group.map { " && chgrp \($0) \"$t\"" } ?? ""
+        let script: ShellCommand =
+            "umask 077; t=$(mktemp -- \((directory.isEmpty ? "." : directory) + "/.keel-XXXXXXXX")) "
+            + "|| exit 1; if cat > \"$t\" && chmod \(raw: octal(mode)) \"$t\"\(chgrp) && mv -f -- \"$t\" \(path); "
             + "then exit 0; fi; rm -f -- \"$t\"; exit 1"
         return run(script, as: account)
     }

@@ -36,7 +36,6 @@ public struct Service: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let fields = output.fields
-        let unit = shellQuote(name)
         let unseen = fields["load"] == "not-found"
         // Only a service that is to run or start at boot needs its unit, and systemd to have read it as it is.
         let needsUnit = state == .started || enabled == true
@@ -56,16 +55,17 @@ public struct Service: Resource {
             if enabled != isEnabled && !cannotChange {
                 changes.append(
                     Change(
-                        enabled ? "enable" : "disable", .shell("systemctl \(enabled ? "enable" : "disable") \(unit)")))
+                        enabled ? "enable" : "disable",
+                        .shell("systemctl \(raw: enabled ? "enable" : "disable") \(name)")))
             }
         }
         if let state {
             let active =
                 fields["active"] == "active" || fields["active"] == "activating" || fields["active"] == "reloading"
-            if state == .started, !active { changes.append(Change("start", .shell("systemctl start \(unit)"))) }
+            if state == .started, !active { changes.append(Change("start", .shell("systemctl start \(name)"))) }
             // A unit still stopping is stopped once `systemctl stop` has waited for it.
             if state == .stopped, active || fields["active"] == "deactivating" {
-                changes.append(Change("stop", .shell("systemctl stop \(unit)")))
+                changes.append(Change("stop", .shell("systemctl stop \(name)")))
             }
         }
         return changes

@@ -26,10 +26,10 @@ public struct Sysctl: Resource {
             changes.append(
                 Change(
                     "persist \(key) = \(value)",
-                    .shell("printf '%s\\n' \(shellQuote("\(key) = \(value)")) > \(shellQuote(file))")))
+                    .shell("printf '%s\\n' \("\(key) = \(value)") > \(file)")))
         }
         if fields["live"] != value && !(tolerateRefusal && changes.isEmpty) {
-            let set = "sysctl -q -w \(shellQuote("\(key)=\(value)"))"
+            let set: ShellCommand = "sysctl -q -w \("\(key)=\(value)")"
             changes.append(
                 Change("\(fields["live"] ?? "?") → \(value)", .shell(tolerateRefusal ? "\(set) || true" : set)))
         }

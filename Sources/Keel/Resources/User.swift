@@ -14,7 +14,7 @@ public struct Group: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         output.fields["exists"] == "1"
-            ? [] : [Change("create", .shell("groupadd \(system ? "--system " : "")\(shellQuote(name))"))]
+            ? [] : [Change("create", .shell("groupadd \(raw: system ? "--system " : "")\(name)"))]
     }
 }
 
@@ -45,24 +45,22 @@ public struct User: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let fields = output.fields
-        let user = shellQuote(name)
         if fields["missing"] != nil {
-            var options = [system ? "--system" : "", "--shell \(shellQuote(shell))", "--create-home"]
-            if let home { options.append("--home-dir \(shellQuote(home))") }
-            if let group { options.append("--gid \(shellQuote(group))") } else { options.append("--user-group") }
-            return [
-                Change("create", .shell("useradd \(options.filter { !$0.isEmpty }.joined(separator: " ")) \(user)"))
-            ]
+            var options: [ShellCommand] = system ? ["--system"] : []
+            options += ["--shell \(shell)", "--create-home"]
+            if let home { options.append("--home-dir \(home)") }
+            options.append(group.map { "--gid \($0)" } ?? "--user-group")
+            return [Change("create", .shell("useradd \(options.joined(separator: " ")) \(name)"))]
         }
         var changes: [Change] = []
         if fields["shell"] != shell {
-            changes.append(Change("shell → \(shell)", .shell("usermod --shell \(shellQuote(shell)) \(user)")))
+            changes.append(Change("shell → \(shell)", .shell("usermod --shell \(shell) \(name)")))
         }
         if let home, fields["home"] != home {
-            changes.append(Change("home → \(home)", .shell("usermod --home \(shellQuote(home)) \(user)")))
+            changes.append(Change("home → \(home)", .shell("usermod --home \(home) \(name)")))
         }
         if let group, fields["group"] != group {
-            changes.append(Change("group → \(group)", .shell("usermod --gid \(shellQuote(group)) \(user)")))
+            changes.append(Change("group → \(group)", .shell("usermod --gid \(group) \(name)")))
         }
         return changes
     }

@@ -50,6 +50,6 @@ public struct WaitFor: Resource {
         let loop = Poll(
             until: "{ \(check) ; } >/dev/null 2>&1", seconds: seconds, onTimeout: .fail("not ready after \(seconds) s"),
             interval: max(0.1, interval.seconds))
-        return [Change("wait up to \(seconds) s", .shell(loop.description, timeout: timeout + .seconds(30)))]
+        return [Change("wait up to \(seconds) s", .shell(.raw(loop.description), timeout: timeout + .seconds(30)))]
     }
 }

@@ -177,7 +177,7 @@ struct HostPlayRun {
             let current =
                 content.showsCurrent
                 ? try? await session.transport.run(
-                    PathController.run("cat -- \(shellQuote(content.path)) 2>/dev/null", as: content.readAs),
+                    PathController.run("cat -- \(content.path) 2>/dev/null", as: content.readAs).text,
                     become: become, timeout: .seconds(60)) : nil
             let old = current?.stdout ?? []
             if old.contains(0) || content.desired.contains(0) {

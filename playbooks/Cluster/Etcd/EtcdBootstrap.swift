@@ -58,7 +58,7 @@ struct EtcdBootstrap: Resource {
         return [
             Change(
                 "add \(host) to the running etcd cluster (\(members.joined(separator: ", ")))",
-                .shell("\(add) >/dev/null && " + Self.writeCommand(file)))
+                .shell("\(raw: add) >/dev/null && \(raw: Self.writeCommand(file))"))
         ]
     }
 
@@ -93,7 +93,7 @@ struct EtcdBootstrap: Resource {
     }
 
     private func write(_ file: String, over current: String) -> [Change] {
-        current == file ? [] : [Change("write \(Self.file)", .shell(Self.writeCommand(file)))]
+        current == file ? [] : [Change("write \(Self.file)", .shell(.raw(Self.writeCommand(file))))]
     }
 
     private static func writeCommand(_ content: String) -> String {

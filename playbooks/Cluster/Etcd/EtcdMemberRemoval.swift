@@ -21,7 +21,7 @@ struct EtcdMemberRemoval: Resource {
         return [
             Change(
                 "remove \(member) (\(String(id, radix: 16))) from etcd",
-                .shell(remaining("member remove \(String(id, radix: 16))") + " >/dev/null"))
+                .shell(.raw(remaining("member remove \(String(id, radix: 16))") + " >/dev/null")))
         ]
     }
 }

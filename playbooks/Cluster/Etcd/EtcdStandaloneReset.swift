@@ -22,7 +22,7 @@ struct EtcdStandaloneReset: Resource {
             Change(
                 "clear Debian's standalone member if it is empty, then mark the host",
                 .shell(
-                    "systemctl start etcd; if \(standalone); then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch \(Self.marker)"
+                    "systemctl start etcd; if \(raw: standalone); then systemctl stop etcd && rm -rf /var/lib/etcd/default; fi && touch \(Self.marker)"
                 ))
         ]
     }

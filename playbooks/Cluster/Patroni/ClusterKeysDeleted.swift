@@ -25,7 +25,7 @@ struct ClusterKeysDeleted: Resource {
         return [
             Change(
                 "delete \(keys) key(s) under \(model.dcsPrefix)",
-                .shell(etcdctl("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null"))
+                .shell(.raw(etcdctl("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")))
         ]
     }
 }

@@ -19,7 +19,7 @@ struct MemberForgotten: Resource {
         return [
             Change(
                 "delete \(key) from etcd",
-                .shell(Etcdctl(model, client: .patroni)("del \(shellQuote(key))") + " >/dev/null"))
+                .shell(.raw(Etcdctl(model, client: .patroni)("del \(shellQuote(key))") + " >/dev/null")))
         ]
     }
 }

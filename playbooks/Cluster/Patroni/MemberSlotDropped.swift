@@ -43,6 +43,8 @@ struct MemberSlotDropped: Resource {
             + api.send("PATCH", "/config", json: retention(.string(model.patroni.memberSlotsTTL)), timeout: 30)
             + " || { echo 'Patroni refused member_slots_ttl \(model.patroni.memberSlotsTTL); keel deploy sets it again' >&2; exit 1; }; "
             + "[ \"$(\(count))\" = 0 ] || { echo 'Patroni kept slot \(slot) for \(patience) s' >&2; exit 1; }"
-        return [Change("drop replication slot \(slot) (member_slots_ttl 0 until Patroni drops it)", .shell(command))]
+        return [
+            Change("drop replication slot \(slot) (member_slots_ttl 0 until Patroni drops it)", .shell(.raw(command)))
+        ]
     }
 }

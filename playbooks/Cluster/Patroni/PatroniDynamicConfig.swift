@@ -76,8 +76,8 @@ struct PatroniDynamicConfig: Resource {
         }
         // The time of the change stays on the host: a run killed before the members apply it (and flag a pending
         // restart) leaves the next run to wait for them before it looks (see PendingRestart).
-        let command =
-            "{ " + sends.joined(separator: " || ") + "; } && " + PendingRestart.stamp(Self.changedMark) + " "
+        let command: ShellCommand =
+            "{ \(raw: sends.joined(separator: " || ")); } && \(raw: PendingRestart.stamp(Self.changedMark)) "
             + "&& sleep \(model.patroni.loopWait + 5)"
         var changes = summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
         if summaries.contains(where: { $0.hasSuffix("(applied on a restart)") }) {

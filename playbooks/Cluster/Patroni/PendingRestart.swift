@@ -53,7 +53,8 @@ struct PendingRestart: Resource {
             let api = PatroniAPI(model, member: member.name)
             let restart = api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)
             guard member.role == "leader", handsOver, members.count > 1 else {
-                return Change("restart \(member.name) (\(member.role))", .shell(restart), .shell(api.waitInService))
+                return Change(
+                    "restart \(member.name) (\(member.role))", .shell(.raw(restart)), .shell(.raw(api.waitInService)))
             }
             // Demoted, the former leader restarts as a replica: restarted again only if it still waits.
             let handOver = SwitchedOver.handOver(model, from: member.name, to: nil).joined(separator: " && ")
@@ -61,10 +62,9 @@ struct PendingRestart: Resource {
                 "restart \(member.name) (leader), after a switchover to a restarted replica unless it lowers "
                     + Self.hotStandbyMinimums.joined(separator: ", "),
                 .shell(
-                    "if \(api.get("/patroni")) | python3 -c \(shellQuote(Self.lowersMinimum)); then \(restart); "
-                        + "else \(handOver) && if \(api.flagsPendingRestart); then "
-                        + "\(restart); fi; fi"),
-                .shell(api.waitInService))
+                    "if \(raw: api.get("/patroni")) | python3 -c \(Self.lowersMinimum); then \(raw: restart); "
+                        + "else \(raw: handOver) && if \(raw: api.flagsPendingRestart); then \(raw: restart); fi; fi"),
+                .shell(.raw(api.waitInService)))
         }
     }
 

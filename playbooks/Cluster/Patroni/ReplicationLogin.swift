@@ -40,7 +40,7 @@ struct ReplicationLogin: Resource {
         return [
             Change(
                 "log in for replication to \(members.joined(separator: ", "))",
-                .shell(command, input: model.logins.replication.password))
+                .shell(.raw(command), input: model.logins.replication.password))
         ]
     }
 }

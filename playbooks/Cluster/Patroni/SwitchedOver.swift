@@ -26,7 +26,7 @@ struct SwitchedOver: Resource {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
-        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(command))]
+        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(.raw(command)))]
     }
 
     /// Applies the change, and tells how long after the request the candidate took writes (clients through

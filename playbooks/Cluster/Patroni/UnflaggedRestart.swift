@@ -42,11 +42,12 @@ struct UnflaggedRestart: Resource {
             Change(
                 "PostgreSQL waits for a restart to apply \(waiting), which Patroni has not flagged: reload Patroni",
                 .shell(
-                    PatroniNodeRole.reload.command + " && "
-                        + Poll(
-                            until: flagged, seconds: seconds,
-                            onTimeout: .fail("Patroni has not flagged the restart after \(seconds) s")
-                        ).description))
+                    .raw(
+                        PatroniNodeRole.reload.command + " && "
+                            + Poll(
+                                until: flagged, seconds: seconds,
+                                onTimeout: .fail("Patroni has not flagged the restart after \(seconds) s")
+                            ).description)))
         ]
     }
 }

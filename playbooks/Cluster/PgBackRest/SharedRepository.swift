@@ -16,13 +16,13 @@ struct SharedRepositoryMark: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "absent" else { return [] }
         let write = "mkdir -p \(marks(path)) && echo \(shellQuote(host)) > \(mark)"
+        let refusal =
+            "postgres (uid $(id -u postgres)) cannot write to \(path) on \(host): give it the directory, with the same "
+            + "uid on every database host"
         return [
             Change(
                 "leave \(host)'s mark in \(path)",
-                .shell(
-                    "runuser -u postgres -- sh -c \(shellQuote(write)) || { echo \"postgres (uid $(id -u postgres)) cannot write to "
-                        + "\(path) on \(host): give it the directory, with the same uid on every database host\" >&2; exit 1; }"
-                ))
+                .shell("runuser -u postgres -- sh -c \(write) || { echo \(raw: "\"" + refusal + "\"") >&2; exit 1; }"))
         ]
     }
 }

@@ -21,8 +21,8 @@ struct StanzaDeleted: Resource {
             Change(
                 "stop, stanza-delete",
                 .shell(
-                    "cd / && \(pgbackrest("\(quiet) stop")) && \(pgbackrest("\(quiet) --force stanza-delete")) "
-                        + "&& \(pgbackrest("\(quiet) start"))"))
+                    "cd / && \(raw: pgbackrest("\(quiet) stop")) && \(raw: pgbackrest("\(quiet) --force stanza-delete")) "
+                        + "&& \(raw: pgbackrest("\(quiet) start"))"))
         ]
     }
 }

@@ -46,14 +46,14 @@ struct StandaloneTakeover: Resource {
             changes.append(
                 Change(
                     "an empty postgresql.conf in the data directory for Patroni",
-                    .shell("install -o postgres -g postgres -m 0600 /dev/null \(shellQuote(configFile))")))
+                    .shell("install -o postgres -g postgres -m 0600 /dev/null \(configFile)")))
         }
         if lines.contains("stopped") {
             // The roles are planned once it runs (see apply).
             changes.append(
                 Change(
                     "start the standalone cluster \(cluster) to give its roles the cluster's passwords",
-                    .shell("pg_ctlcluster \(cluster) start")))
+                    .shell("pg_ctlcluster \(model.postgresVersion) main start")))
             return changes
         }
         for (role, roleOutput) in zip(roles, roleOutputs) {

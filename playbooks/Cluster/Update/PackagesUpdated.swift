@@ -18,14 +18,15 @@ struct PackagesUpdated: Resource {
         let installed = output.fields
         let due = updates.filter { installed[$0.name] != $0.candidate }
         guard !due.isEmpty else { return [] }
-        let install =
+        let packages: [ShellCommand] = due.map { "\("\($0.name)=\($0.candidate)")" }
+        let install: ShellCommand =
             "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --only-upgrade --no-install-recommends "
             + "-o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-            + due.map { shellQuote("\($0.name)=\($0.candidate)") }.joined(separator: " ")
+            + packages.joined(separator: " ")
         return [
             Change(
                 due.map(\.description).joined(separator: ", "),
-                .shell((stopping.map { "\($0) && " } ?? "") + install, timeout: .seconds(1800)))
+                .shell(stopping.map { "\(raw: $0) && \(install)" } ?? install, timeout: .seconds(1800)))
         ]
     }
 }
