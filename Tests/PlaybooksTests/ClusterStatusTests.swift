@@ -57,6 +57,19 @@ struct ClusterStatusTests {
             ])
     }
 
+    @Test("a host a killed update left out of service is named, a balancer as well as a member")
+    func unfinishedUpdate() throws {
+        let (model, _) = try ClusterModelTests().load()
+        var left = try status(healthy)
+        left.updateUnfinished = ["10.213.0.15", "10.213.0.12"]
+        #expect(
+            left.findProblems(model) == [
+                "an update stopped on 10.213.0.12 before it was back in service (run keel update)",
+                "an update stopped on 10.213.0.15 before it was back in service (run keel update)",
+            ], "in the inventory's order")
+        #expect(left.serviceProblems(model, excusing: ["10.213.0.12", "10.213.0.15"]).isEmpty)
+    }
+
     @Test("a member's state is what its own Patroni reports now, in the words of /cluster")
     func ownState() {
         func state(_ json: String) -> String? { ClusterStatus.ownState(Data(json.utf8)) }

@@ -15,6 +15,8 @@ extension ClusterStatus {
         _ model: ClusterModel, inventory: Inventory, fleet: Fleet
     ) async throws -> ClusterStatus {
         async let vipHolders = holders(of: model.vip, model: model, inventory: inventory, fleet: fleet)
+        async let updatingElsewhere = unfinishedUpdates(
+            on: model.allHosts.filter { !model.databaseHosts.contains($0) }, inventory: inventory, fleet: fleet)
         async let repository = repositoryBackups(model, inventory: inventory, fleet: fleet)
         let hosts = model.databaseHosts
         let outcomes = await fleet.run(
@@ -50,7 +52,7 @@ extension ClusterStatus {
             if let state = ownStates[status.members[index].name] { status.members[index].state = state }
         }
         status.backups?.runs = runs
-        status.updateUnfinished = updating
+        status.updateUnfinished = updating.union(try await updatingElsewhere)
         status.vipHolders = try await vipHolders
         if let (backups, error) = await repository {
             status.backups = backups
@@ -72,6 +74,21 @@ extension ClusterStatus {
             try await transport.run(holdsVIP(vip.address), timeout: .seconds(5)).succeeded
         }
         return zip(candidates, outcomes).filter { if case .done(true, _) = $0.1 { true } else { false } }.map(\.0)
+    }
+
+    /// The hosts among `hosts` (those without a member, which ``read(_:host:transport:)`` reads) that a killed
+    /// `keel update` left out of service; a host that does not answer is left to the update's own survey.
+    private static func unfinishedUpdates(on hosts: [String], inventory: Inventory, fleet: Fleet) async throws
+        -> Set<String>
+    {
+        guard !hosts.isEmpty else { return [] }
+        let outcomes = await fleet.run(
+            try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
+        ) { _, transport in
+            JournalRecord.parse(try await transport.run(JournalRecord.readAll, timeout: .seconds(5)).stdoutText)
+                .contains { $0.flow == UpdateFlow.name && $0.isUnfinished }
+        }
+        return Set(zip(hosts, outcomes).filter { if case .done(true, _) = $0.1 { true } else { false } }.map(\.0))
     }
 
     /// The repository host's backups and the error reading them; nil without a repository host.

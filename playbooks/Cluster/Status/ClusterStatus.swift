@@ -33,7 +33,7 @@ public struct ClusterStatus: Codable, Sendable {
     public var restore: String?
     /// That restore has not finished.
     public var restoreUnfinished = false
-    /// Members a killed `keel update` left out of service (an unfinished update in their journals).
+    /// Hosts a killed `keel update` left out of service (an unfinished update in their journals).
     public var updateUnfinished: Set<String> = []
 
     /// Reads, through `transport` (a connection to member `host` of `model`), the members as the DCS lists them
@@ -121,10 +121,10 @@ public struct ClusterStatus: Codable, Sendable {
         let leaders = members.filter { ["leader", "standby_leader"].contains($0.role) }
         if leaders.isEmpty { problems.append("no leader") }
         if paused { problems.append("Patroni is paused (maintenance mode)") }
+        for host in model.allHosts where updateUnfinished.contains(host) && !excused.contains(host) {
+            problems.append("an update stopped on \(host) before it was back in service (run keel update)")
+        }
         for host in model.databaseHosts where !excused.contains(host) {
-            if updateUnfinished.contains(host) {
-                problems.append("an update stopped on \(host) before it was back in service (run keel update)")
-            }
             if let reason = unconfirmed[host] {
                 problems.append("\(host) does not answer (\(reason))")
             } else if let member = members.first(where: { $0.name == host }) {
