@@ -44,14 +44,19 @@ public struct ClusterStatus: Codable, Sendable {
     ) {
         let api = PatroniAPI(model, member: host)
         async let own = transport.run(api.get("/patroni"), timeout: .seconds(5))
-        async let health = transport.run(
-            Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=3s endpoint health -w json")
-                + " 2>/dev/null", timeout: .seconds(5))
+        async let health = transport.run(Self.etcdHealth(model, seconds: 3), timeout: .seconds(5))
         async let journal = transport.run(JournalRecord.readAll, timeout: .seconds(5))
         let patroni = try await transport.run(api.get("/cluster"), timeout: .seconds(5))
         guard patroni.succeeded else { throw PatroniAPI.unanswered(host) }
         let (members, paused) = try Member.decode(Data(patroni.stdout))
-        let etcd = (try? JSONDecoder().decode([EtcdMember].self, from: Data(try await health.stdout))) ?? []
+        let decode = { (output: [UInt8]) in (try? JSONDecoder().decode([EtcdMember].self, from: Data(output))) ?? [] }
+        var etcd = decode(try await health.stdout)
+        // Short of quorum, the members are asked once more, with more time, before the cluster counts as without
+        // one (a flow refuses it): on a loaded host all of them can miss the first deadline together. A member cut
+        // off alone leaves a quorum, and the status its answer within seconds.
+        if etcd.filter(\.health).count * 2 <= model.etcdHosts.count {
+            etcd = decode(try await transport.run(Self.etcdHealth(model, seconds: 8), timeout: .seconds(12)).stdout)
+        }
         var status = ClusterStatus(
             cluster: model.name, readFrom: host, members: members, etcd: etcd, vip: model.vip?.address)
         status.paused = paused
@@ -76,6 +81,12 @@ public struct ClusterStatus: Codable, Sendable {
             return (status, nil)
         }
         return (status, state)
+    }
+
+    /// `etcdctl endpoint health` of every member, as JSON, each given `seconds` to answer (2 to connect).
+    private static func etcdHealth(_ model: ClusterModel, seconds: Int) -> String {
+        Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=\(seconds)s endpoint health -w json")
+            + " 2>/dev/null"
     }
 
     /// A member's state from its own Patroni's `/patroni`, in the words of `/cluster`: "streaming" for a replica
