@@ -88,6 +88,12 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         return try UpdateFlow(hosts: hosts, status: status, model: model)
     }
 
+    /// Whether a host's journal (as ``JournalRecord/readAll`` printed it) holds an update that stopped before the
+    /// host was back in service.
+    static func leftUnfinished(_ journal: String) -> Bool {
+        JournalRecord.parse(journal).contains { $0.flow == name && $0.isUnfinished }
+    }
+
     /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, the
     /// hosts that are not members, and the VIP's holder last (its VIP moves to an updated balancer, and stays).
     var order: [UpdateSurvey.Host] {

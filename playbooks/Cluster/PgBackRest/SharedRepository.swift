@@ -22,7 +22,7 @@ struct SharedRepositoryMark: Resource {
         return [
             Change(
                 "leave \(host)'s mark in \(path)",
-                .shell("runuser -u postgres -- sh -c \(write) || { echo \(raw: "\"" + refusal + "\"") >&2; exit 1; }"))
+                .shell("runuser -u postgres -- sh -c \(write) || { echo \"\(raw: refusal)\" >&2; exit 1; }"))
         ]
     }
 }

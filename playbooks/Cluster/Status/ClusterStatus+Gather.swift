@@ -85,8 +85,8 @@ extension ClusterStatus {
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { _, transport in
-            JournalRecord.parse(try await transport.run(JournalRecord.readAll, timeout: .seconds(5)).stdoutText)
-                .contains { $0.flow == UpdateFlow.name && $0.isUnfinished }
+            UpdateFlow.leftUnfinished(
+                try await transport.run(JournalRecord.readAll, timeout: .seconds(5)).stdoutText)
         }
         return Set(zip(hosts, outcomes).filter { if case .done(true, _) = $0.1 { true } else { false } }.map(\.0))
     }

@@ -67,11 +67,9 @@ public struct ClusterStatus: Codable, Sendable {
                 status.backupError = "\(error)"
             }
         }
-        let records = JournalRecord.parse(try await journal.stdoutText)
-        if records.contains(where: { $0.flow == UpdateFlow.name && $0.isUnfinished }) {
-            status.updateUnfinished = [host]
-        }
-        if let progress = records.lazy.compactMap(RestoreProgress.init).first {
+        let records = try await journal.stdoutText
+        if UpdateFlow.leftUnfinished(records) { status.updateUnfinished = [host] }
+        if let progress = RestoreProgress.read(records) {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished
         }
