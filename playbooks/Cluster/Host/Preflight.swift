@@ -36,6 +36,10 @@ struct Preflight: Resource {
 
     var description: String { "pre-flight checks" }
 
+    /// Before this release, a Patroni with etcd v3 could lose acknowledged writes after a partition: an old leader
+    /// returning from it could overwrite the new leader's key.
+    static let firstPatroniSafeWithEtcd3 = ReleaseNumber(3, 0, 3)
+
     var probe: String {
         let services = Set(ports.values.joined()).sorted().joined(separator: " ")
         var script = """
@@ -125,11 +129,11 @@ struct Preflight: Resource {
             }
         }
         let unsafePatroni = lines.filter { $0.hasPrefix("patroni=") }.map { String($0.dropFirst(8)) }
-            .filter { PatroniRelease.isOlder($0, than: PatroniRelease.firstSafeWithEtcd3) }
+            .filter { ReleaseNumber.isOlder($0, than: Self.firstPatroniSafeWithEtcd3) }
         if let version = unsafePatroni.first, lines.contains("patroni_etcd3=1"), !model.patroni.upgrade {
             problems.append(
                 "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
-                    + "\(PatroniRelease.text(PatroniRelease.firstSafeWithEtcd3)) it can lose acknowledged writes after a partition; "
+                    + "\(Self.firstPatroniSafeWithEtcd3) it can lose acknowledged writes after a partition; "
                     + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroni.version)")
         }
         problems += lostSecrets(lines)

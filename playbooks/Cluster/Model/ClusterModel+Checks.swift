@@ -58,9 +58,9 @@ extension ClusterModel {
                 at: origin,
                 hint: "raise patroni_ttl or lower patroni_loop_wait / patroni_retry_timeout")
         }
-        if PatroniRelease.isOlder(patroni.version, than: PatroniRelease.oldestInstalled) {
+        if ReleaseNumber.isOlder(patroni.version, than: PatroniSettings.oldestInstalled) {
             throw InventoryError(
-                "patroni_version \(patroni.version) is older than \(PatroniRelease.text(PatroniRelease.oldestInstalled))",
+                "patroni_version \(patroni.version) is older than \(PatroniSettings.oldestInstalled)",
                 at: reader.origin(.patroniVersion),
                 hint:
                     "older releases can lose acknowledged writes with etcd v3 after a partition; remove patroni_version to get Keel's pinned release"

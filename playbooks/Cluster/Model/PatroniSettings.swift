@@ -3,6 +3,14 @@ import Keel
 /// Patroni's release and how its members hold and hand over the leader's role, as postgresql_cluster's
 /// `patroni_*` and `synchronous_*` variables set them.
 public struct PatroniSettings: Sendable {
+    /// The SHA-256 of each release's wheel as PyPI publishes it: root runs code from the wheel on every database
+    /// host.
+    static let pinnedWheelDigests = ["4.1.5": "7aad8c1539e6c51c269a8005169dd54ddc7668437b7900fa6099d7894e224c84"]
+    /// The oldest release Keel installs: before 3.0.3, an old leader returning from a partition could overwrite the
+    /// new leader's key and abandon the interim leader's acknowledged writes; 4.0.6 carries the later etcd3 fixes
+    /// too.
+    static let oldestInstalled = ReleaseNumber(4, 0, 6)
+
     /// The release installed from the pushed wheel (`patroni_version`).
     public var version = "4.1.5"
     /// The SHA-256 its wheel must have: pinned by Keel for the releases it knows, else `patroni_wheel_sha256`.
@@ -54,7 +62,7 @@ public struct PatroniSettings: Sendable {
             }
             return digest.lowercased()
         }
-        guard let pinned = PatroniWheel.pinned[version] else {
+        guard let pinned = pinnedWheelDigests[version] else {
             throw InventoryError(
                 "Keel pins no SHA-256 for the Patroni \(version) wheel, and root would run code from it on every "
                     + "database host", at: reader.origin(.patroniVersion),

@@ -4,11 +4,9 @@ import Keel
 
 /// The pure-Python Patroni wheel, fetched once on the controller and pushed to the hosts, which then need no
 /// access to PyPI (the same way an air-gapped site installs: put the wheel in the cache directory by hand). Root
-/// runs code from it on every database host, so its SHA-256 must be the one pinned for its release.
+/// runs code from it on every database host, so its SHA-256 must be the one the model holds for its release
+/// (``PatroniSettings/wheelDigest``).
 public enum PatroniWheel {
-    /// The SHA-256 of each release's wheel as PyPI publishes it.
-    static let pinned = ["4.1.5": "7aad8c1539e6c51c269a8005169dd54ddc7668437b7900fa6099d7894e224c84"]
-
     /// `$KEEL_WHEELS`, else `~/.cache/keel/wheels`.
     public static var cacheDirectory: String {
         ProcessInfo.processInfo.environment["KEEL_WHEELS"]
