@@ -211,7 +211,8 @@ extension PatroniConfigTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data("not patroni".utf8).write(to: URL(fileURLWithPath: directory + "/patroni-4.1.5-py3-none-any.whl"))
         #expect {
-            try PatroniWheel.load(version: "4.1.5", digest: PatroniSettings.pinnedWheelDigests["4.1.5"] ?? "", from: directory)
+            try PatroniWheel.load(
+                version: "4.1.5", digest: PatroniSettings.pinnedWheelDigests["4.1.5"] ?? "", from: directory)
         } throws: {
             "\($0)".contains("has SHA-256 ") && "\($0)".contains("delete it and run again")
         }
