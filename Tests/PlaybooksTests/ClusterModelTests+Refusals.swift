@@ -133,7 +133,7 @@ extension ClusterModelTests {
             ),
             (
                 "postgresql_pg_hba:\n  - { type: \"host\", database: \"all\", user: \"all\", address: \"0/0 trust\", method: \"md5\" }",
-                "postgresql_pg_hba field '0/0 trust' cannot be used"
+                "postgresql_pg_hba address '0/0 trust' cannot be used"
             ),
         ])
     func injection(_ variables: String, _ message: String) {

@@ -189,7 +189,7 @@ extension HostFlagsTests {
             hosts: hosts,
             vars: ClusterModelTests.vars + "\nlocal_postgresql_parameters:\n  - { option: \"a b\", value: 1 }\n")
         #expect(
-            wrong?.message.contains("local_postgresql_parameters option of 10.213.0.11 'a b' cannot be used") == true,
+            wrong?.message.contains("local_postgresql_parameters of 10.213.0.11 option 'a b' cannot be used") == true,
             "\(String(describing: wrong))")
     }
 }

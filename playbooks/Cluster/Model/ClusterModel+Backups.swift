@@ -56,7 +56,7 @@ extension ClusterModel {
                     "use posix: a repository host under [pgbackrest], or a filesystem every database host mounts at pgbackrest_repo_path"
             )
         }
-        let path = try reader.string(.pgbackrestRepositoryPath) ?? "/var/lib/pgbackrest"
+        let path = try reader.string(.pgbackrestRepositoryPath, .path) ?? "/var/lib/pgbackrest"
         var repositoryHost = inventory.hostNames(in: "pgbackrest").first
         if let named = try reader.string(.pgbackrestRepositoryHost), !named.isEmpty {
             repositoryHost = inventory.hostNames.first {
@@ -90,9 +90,9 @@ extension ClusterModel {
             repository = .shared
         }
         return Backups(
-            repository: repository, path: path, stanza: try reader.string(.pgbackrestStanza) ?? cluster,
+            repository: repository, path: path, stanza: try reader.string(.pgbackrestStanza, .name) ?? cluster,
             retentionFull: try reader.int(.pgbackrestRetentionFull, in: 1...1000) ?? 4,
-            fullSchedule: try reader.string(.pgbackrestFullSchedule) ?? "Sun *-*-* 06:30",
-            differentialSchedule: try reader.string(.pgbackrestDifferentialSchedule) ?? "Mon..Sat *-*-* 06:30")
+            fullSchedule: try reader.string(.pgbackrestFullSchedule, .line) ?? "Sun *-*-* 06:30",
+            differentialSchedule: try reader.string(.pgbackrestDifferentialSchedule, .line) ?? "Mon..Sat *-*-* 06:30")
     }
 }

@@ -32,7 +32,7 @@ extension ClusterModel {
         }
         _ = try ignoredVariables(in: inventory)
         let reader = VariableReader(host: anchor, variables: inventory.variables(for: anchor))
-        let name = try reader.string(.patroniClusterName) ?? "postgres-cluster"
+        let name = try reader.string(.patroniClusterName, .name) ?? "postgres-cluster"
         let version = try reader.int(.postgresqlVersion, in: 10...18) ?? 15
         let masters = inventory.hostNames(in: "master")
         let masterLocation = inventory.groups["master"]?.location ?? SourceLocation(file: inventory.path, line: 1)
@@ -54,19 +54,19 @@ extension ClusterModel {
         var model = ClusterModel(
             name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
             postgresPort: try reader.int(.postgresqlPort, in: 1...65535) ?? 5432,
-            dataDirectory: try reader.string(.postgresqlDataDirectory)
+            dataDirectory: try reader.string(.postgresqlDataDirectory, .path)
                 ?? "\(ClusterModel.postgresHome)/\(version)/main",
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
             databases: try databases(reader), extensions: try extensions(reader),
             logins: ClusterLogins(
                 superuser: .init(
-                    name: try reader.string(.superuserName) ?? "postgres",
+                    name: try reader.string(.superuserName, .roleName) ?? "postgres",
                     password: try secret(reader, .superuserPassword, secrets)),
                 replication: .init(
-                    name: try reader.string(.replicationName) ?? "replicator",
+                    name: try reader.string(.replicationName, .roleName) ?? "replicator",
                     password: try secret(reader, .replicationPassword, secrets)),
                 restAPI: .init(
-                    name: try reader.string(.restAPIName) ?? "patroni",
+                    name: try reader.string(.restAPIName, .roleName) ?? "patroni",
                     password: try secret(reader, .restAPIPassword, secrets))),
             vrrpPassword: secrets.password(for: ClusterSecrets.vrrpPassword),
             patroni: try PatroniSettings.read(reader),
@@ -87,7 +87,7 @@ extension ClusterModel {
                 ports: ports, statsPassword: secrets.password(for: ClusterSecrets.haproxyStatsPassword))
         }
         model.hostFlags = try HostFlags.read(inventory, model: model)
-        try model.checkValues(reader, inventory: inventory)
+        try model.checkValues(inventory: inventory)
         try model.check(reader, inventory: inventory)
         model.users = model.users.map { user in
             var user = user
@@ -112,7 +112,7 @@ extension ClusterModel {
     private static func secret(_ reader: VariableReader, _ variable: ClusterVariable, _ secrets: ClusterSecrets)
         throws(InventoryError) -> Secret
     {
-        if let value = try reader.string(variable), !value.isEmpty { return Secret(value) }
+        if let value = try reader.string(variable, .password), !value.isEmpty { return Secret(value) }
         return secrets.password(for: variable.rawValue)
     }
 

@@ -41,6 +41,14 @@ extension ClusterModel {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
 
+        /// Throws when `value`, the inventory's `what` at `origin`, is not of this kind: secrets and free text are
+        /// not shown; names are, with control characters written out, and cut short.
+        func check(_ value: String, named what: String, at origin: SourceLocation) throws(InventoryError) {
+            guard let problem = problem(with: value) else { return }
+            let shown = self == .line || self == .password ? "" : " " + quotedForDisplay(value)
+            throw InventoryError("\(what)\(shown) cannot be used: \(problem)", at: origin)
+        }
+
         /// Why `value` is not of this kind, or nil when it is.
         func problem(with value: String) -> String? {
             func only(_ extra: String) -> Bool {
@@ -95,90 +103,19 @@ extension ClusterModel {
         }
     }
 
-    /// Checks every value that lands in a command, a unit, a configuration file or SQL.
-    func checkValues(_ reader: VariableReader, inventory: Inventory) throws(InventoryError) {
-        func check(_ value: String, _ kind: ValueKind, _ what: String, at origin: SourceLocation?)
-            throws(InventoryError)
-        {
-            guard let problem = kind.problem(with: value) else { return }
-            // Secrets and free text are not shown; names are, with control characters written out, and cut short.
-            let shown =
-                kind == .line || kind == .password
-                ? "" : " " + quotedForDisplay(value)
-            throw InventoryError(
-                "\(what)\(shown) cannot be used: \(problem)",
-                at: origin ?? SourceLocation(file: inventory.path, line: 1))
-        }
-        /// `value`, read from `variable`, named as the inventory names it.
-        func check(_ value: String, _ kind: ValueKind, _ variable: ClusterVariable) throws(InventoryError) {
-            try check(value, kind, variable.rawValue, at: reader.origin(variable))
-        }
-        try check(name, .name, .patroniClusterName)
-        try check(patroni.version, .version, .patroniVersion)
-        try check(dataDirectory, .path, .postgresqlDataDirectory)
+    /// Checks the hosts' names and addresses, and the VIP's interfaces (given, or from a host's facts); the
+    /// inventory's own values are checked as they are read (``VariableReader/string(_:_:)``).
+    func checkValues(inventory: Inventory) throws(InventoryError) {
         for host in allHosts {
-            let location = inventory.hosts[host]?.location
-            try check(host, .name, "the host name", at: location)
-            try check(address(of: host), .address, "the address of \(host)", at: location)
+            let location = inventory.hosts[host]?.location ?? SourceLocation(file: inventory.path, line: 1)
+            try ValueKind.name.check(host, named: "the host name", at: location)
+            try ValueKind.address.check(address(of: host), named: "the address of \(host)", at: location)
         }
-        for interface in Set((vip?.interfaces ?? [:]).values).sorted() {
-            try check(interface, .interface, .vipInterface)
-        }
-        if let backups {
-            try check(backups.stanza, .name, .pgbackrestStanza)
-            try check(backups.path, .path, .pgbackrestRepositoryPath)
-            try check(backups.fullSchedule, .line, .pgbackrestFullSchedule)
-            try check(backups.differentialSchedule, .line, .pgbackrestDifferentialSchedule)
-        }
-        for (secret, variable) in [
-            (logins.superuser.password, ClusterVariable.superuserPassword),
-            (logins.replication.password, .replicationPassword),
-            (logins.restAPI.password, .restAPIPassword),
-        ] {
-            try check(secret.reveal(), .password, variable)
-        }
-        for (role, variable) in [
-            (logins.superuser.name, ClusterVariable.superuserName), (logins.replication.name, .replicationName),
-            (logins.restAPI.name, .restAPIName),
-        ] {
-            try check(role, .roleName, variable)
-        }
-        let users = reader.origin(.postgresqlUsers)
-        for user in self.users {
-            try check(user.name, .sqlName, "postgresql_users name", at: users)
-            try check(
-                user.password?.reveal() ?? "", .password, "the password of postgresql_users \(user.name)", at: users)
-        }
-        for database in databases {
-            try check(database.name, .sqlName, "postgresql_databases db", at: reader.origin(.postgresqlDatabases))
-            try check(database.owner, .sqlName, "postgresql_databases owner", at: reader.origin(.postgresqlDatabases))
-        }
-        for entry in extensions {
-            try check(entry.name, .sqlName, "postgresql_extensions ext", at: reader.origin(.postgresqlExtensions))
-            try check(entry.database, .sqlName, "postgresql_extensions db", at: reader.origin(.postgresqlExtensions))
-        }
-        for rule in hbaRules {
-            for field in [rule.type, rule.database, rule.user, rule.method]
-                + (rule.address.isEmpty ? [] : [rule.address])
-            {
-                try check(field, .hbaField, "postgresql_pg_hba field", at: reader.origin(.postgresqlHBA))
-            }
-        }
-        for pool in pgbouncer?.pools ?? [] {
-            // Both land unquoted in pgbouncer.ini's [databases] section.
-            try check(pool.name, .name, "pgbouncer_pools name", at: reader.origin(.pgbouncerPools))
-            try check(pool.database, .name, "pgbouncer_pools dbname", at: reader.origin(.pgbouncerPools))
-            try check(pool.options, .line, "pgbouncer_pools pool_parameters", at: reader.origin(.pgbouncerPools))
-        }
-        for parameter in parameters {
-            try check(parameter.option, .name, "postgresql_parameters option", at: reader.origin(.postgresqlParameters))
-        }
-        for member in databaseHosts {
-            let origin = VariableReader(host: member, variables: inventory.variables(for: member))
-                .origin(.localPostgresqlParameters)
-            for parameter in hostFlags[member]?.postgresqlParameters ?? [] {
-                try check(parameter.option, .name, "local_postgresql_parameters option of \(member)", at: origin)
-            }
+        for (host, interface) in (vip?.interfaces ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let origin = VariableReader(host: host, variables: inventory.variables(for: host)).origin(.vipInterface)
+            try ValueKind.interface.check(
+                interface, named: ClusterVariable.vipInterface.rawValue,
+                at: origin ?? SourceLocation(file: inventory.path, line: 1))
         }
     }
 }

@@ -106,7 +106,12 @@ extension VariableReader {
         try lookup([variable.rawValue])
     }
     func origin(_ variable: ClusterVariable) -> SourceLocation? { written([variable.rawValue])?.variable.origin }
-    func string(_ variable: ClusterVariable) throws(InventoryError) -> String? { try string([variable.rawValue]) }
+    /// The variable's text; with `kind`, checked to be of that kind (where it lands: a unit, a path, SQL…).
+    func string(_ variable: ClusterVariable, _ kind: ClusterModel.ValueKind? = nil) throws(InventoryError) -> String? {
+        guard let value = try string([variable.rawValue]) else { return nil }
+        if let kind, let origin = origin(variable) { try kind.check(value, named: variable.rawValue, at: origin) }
+        return value
+    }
     func int(_ variable: ClusterVariable, in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
         try int([variable.rawValue], in: range)
     }

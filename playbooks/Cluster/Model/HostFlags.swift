@@ -50,7 +50,8 @@ public struct HostFlags: Sendable, Equatable {
                 hostFlags.serverName = name
             }
             if model.databaseHosts.contains(host) {
-                hostFlags.postgresqlParameters = try ClusterModel.parameters(reader, .localPostgresqlParameters)
+                hostFlags.postgresqlParameters = try ClusterModel.parameters(
+                    reader, .localPostgresqlParameters, named: "local_postgresql_parameters of \(host)")
                 hostFlags.patroniTags = try pairs(reader, .patroniTags, host: host).reduce(into: [:]) {
                     $0[$1.key] = typed($1.value)
                 }

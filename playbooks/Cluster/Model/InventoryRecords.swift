@@ -1,18 +1,23 @@
 import Keel
 
 /// The list-valued variables of postgresql_cluster (`postgresql_parameters: [{option: …, value: …}]` and
-/// friends), each entry checked for the keys it needs.
+/// friends), each entry checked for the keys it needs and each value for the kind of text it must be (where it
+/// lands: SQL, pg_hba, pgbouncer.ini).
 extension ClusterModel {
-    static func parameters(_ reader: VariableReader, _ variable: ClusterVariable = .postgresqlParameters)
-        throws(InventoryError) -> [Parameter]
-    {
-        try records(reader, variable, required: ["option", "value"]).map {
+    static func parameters(
+        _ reader: VariableReader, _ variable: ClusterVariable = .postgresqlParameters, named name: String? = nil
+    ) throws(InventoryError) -> [Parameter] {
+        try records(reader, variable, named: name, required: ["option", "value"], kinds: ["option": .name]).map {
             Parameter(option: $0["option"]!, value: $0.json("value"))
         }
     }
 
     static func hbaRules(_ reader: VariableReader) throws(InventoryError) -> [HBARule] {
-        try records(reader, .postgresqlHBA, required: ["type", "database", "user", "method"]).map {
+        let fields = ["type", "database", "user", "address", "method"]
+        return try records(
+            reader, .postgresqlHBA, required: ["type", "database", "user", "method"],
+            kinds: Dictionary(uniqueKeysWithValues: fields.map { ($0, ValueKind.hbaField) })
+        ).map {
             HBARule(
                 type: $0["type"]!, database: $0["database"]!, user: $0["user"]!, address: $0["address"] ?? "",
                 method: $0["method"]!)
@@ -22,7 +27,9 @@ extension ClusterModel {
     /// Each user's attributes are those its `flags` name (LOGIN unless it says NOLOGIN); Keel leaves the others
     /// as they are, so a CDC user's REPLICATION survives every deploy.
     static func users(_ reader: VariableReader) throws(InventoryError) -> [DatabaseUser] {
-        try records(reader, .postgresqlUsers, required: ["name"]).map { record throws(InventoryError) in
+        try records(reader, .postgresqlUsers, required: ["name"], kinds: ["name": .sqlName, "password": .password]).map
+        {
+            record throws(InventoryError) in
             let flags = record["flags"] ?? ""
             guard var attributes = RoleAttribute.parse(flags) else {
                 throw InventoryError(
@@ -41,19 +48,24 @@ extension ClusterModel {
     }
 
     static func databases(_ reader: VariableReader) throws(InventoryError) -> [Database] {
-        try records(reader, .postgresqlDatabases, required: ["db"]).map {
+        try records(reader, .postgresqlDatabases, required: ["db"], kinds: ["db": .sqlName, "owner": .sqlName]).map {
             Database(name: $0["db"]!, owner: $0["owner"] ?? "postgres")
         }
     }
 
     static func extensions(_ reader: VariableReader) throws(InventoryError) -> [Extension] {
-        try records(reader, .postgresqlExtensions, required: ["ext", "db"]).map {
-            Extension(name: $0["ext"]!, database: $0["db"]!)
-        }
+        try records(reader, .postgresqlExtensions, required: ["ext", "db"], kinds: ["ext": .sqlName, "db": .sqlName])
+            .map {
+                Extension(name: $0["ext"]!, database: $0["db"]!)
+            }
     }
 
     static func pools(_ reader: VariableReader) throws(InventoryError) -> [Pool] {
-        try records(reader, .pgbouncerPools, required: ["name"]).map {
+        // Names land unquoted in pgbouncer.ini's [databases] section.
+        try records(
+            reader, .pgbouncerPools, required: ["name"],
+            kinds: ["name": .name, "dbname": .name, "pool_parameters": .line]
+        ).map {
             Pool(name: $0["name"]!, database: $0["dbname"] ?? $0["name"]!, options: $0["pool_parameters"] ?? "")
         }
     }
@@ -111,11 +123,15 @@ extension ClusterModel {
         }
     }
 
-    /// A list of mappings of scalars; every entry must have `required` keys.
-    private static func records(_ reader: VariableReader, _ variable: ClusterVariable, required: [String])
-        throws(InventoryError) -> [Record]
-    {
-        guard let (name, found) = try reader.lookup(variable) else { return [] }
+    /// A list of mappings of scalars; every entry must have `required` keys, and each key of `kinds` given a value
+    /// must hold that kind of text (a required key even when empty). Messages name the variable as `name` does,
+    /// else as the inventory wrote it.
+    private static func records(
+        _ reader: VariableReader, _ variable: ClusterVariable, named shownName: String? = nil, required: [String],
+        kinds: [String: ValueKind] = [:]
+    ) throws(InventoryError) -> [Record] {
+        guard let (written, found) = try reader.lookup(variable) else { return [] }
+        let name = shownName ?? written
         guard case .list(let items) = found.value else {
             throw InventoryError("\(name) must be a list of mappings, not \(found.value.kind)", at: found.origin)
         }
@@ -139,7 +155,12 @@ extension ClusterModel {
                     "\(name)[\(index)] has no '\(missing)'", at: found.origin,
                     hint: "each entry needs \(required.joined(separator: ", "))")
             }
-            result.append(Record(values: entries))
+            let record = Record(values: entries)
+            for (key, kind) in kinds.sorted(by: { $0.key < $1.key }) {
+                guard let value = record[key], !value.isEmpty || required.contains(key) else { continue }
+                try kind.check(value, named: "\(name) \(key)", at: found.origin)
+            }
+            result.append(record)
         }
         return result
     }

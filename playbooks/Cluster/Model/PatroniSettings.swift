@@ -37,7 +37,7 @@ public struct PatroniSettings: Sendable {
     /// release is known to be one Keel installs (``wheelDigest(_:version:)``).
     static func read(_ reader: VariableReader) throws(InventoryError) -> PatroniSettings {
         var settings = PatroniSettings()
-        settings.version = try reader.string(.patroniVersion) ?? settings.version
+        settings.version = try reader.string(.patroniVersion, .version) ?? settings.version
         settings.upgrade = try reader.bool(.upgradePatroni) ?? settings.upgrade
         settings.ttl = try reader.int(.patroniTTL, in: 10...3600) ?? settings.ttl
         settings.loopWait = try reader.int(.patroniLoopWait, in: 1...600) ?? settings.loopWait
