@@ -1,0 +1,27 @@
+import Keel
+
+/// Before the first change on a database host: no Patroni older than 3.0.3 already manages PostgreSQL there with
+/// etcd v3, unless the inventory lets Keel replace it (`keel_upgrade_patroni`).
+struct PatroniPreflight: PreflightCheck {
+    /// Before this release, an old leader returning from a partition could overwrite the new leader's key in etcd
+    /// v3, and the interim leader's acknowledged writes were abandoned.
+    static let firstSafeWithEtcd3 = ReleaseNumber(3, 0, 3)
+
+    func probe(_ model: ClusterModel, host: String) -> ShellCommand {
+        guard model.databaseHosts.contains(host) else { return "" }
+        return """
+            for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
+            grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
+            """
+    }
+
+    func problems(_ found: PreflightFindings, model: ClusterModel, host: String, on context: HostContext) -> [String] {
+        let unsafe = found.values("patroni").filter { ReleaseNumber.isOlder($0, than: Self.firstSafeWithEtcd3) }
+        guard let version = unsafe.first, found.contains("patroni_etcd3=1"), !model.patroni.upgrade else { return [] }
+        return [
+            "Patroni \(version.isEmpty ? "(unknown release)" : version) manages PostgreSQL here with etcd v3: before "
+                + "\(Self.firstSafeWithEtcd3) it can lose acknowledged writes after a partition; "
+                + "set keel_upgrade_patroni: true to let Keel replace it with Patroni \(model.patroni.version)"
+        ]
+    }
+}
