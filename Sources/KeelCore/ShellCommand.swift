@@ -6,7 +6,7 @@
 /// let stop: ShellCommand = "systemctl stop \(unit)"
 /// let both: ShellCommand = "\(stop) && rm -f \(mark)"
 /// ```
-public struct ShellCommand: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
+public struct ShellCommand: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The command line as `/bin/sh` reads it.
     public let text: String
 

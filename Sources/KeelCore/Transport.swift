@@ -17,4 +17,10 @@ extension Transport {
     {
         try await run(command, input: input, become: become, timeout: timeout, outputLimit: 64 << 20)
     }
+
+    public func run(_ command: ShellCommand, input: [UInt8] = [], become: Become? = nil, timeout: Duration? = nil)
+        async throws -> ExecResult
+    {
+        try await run(command.text, input: input, become: become, timeout: timeout)
+    }
 }

@@ -10,7 +10,7 @@ struct PollTests {
     func run(_ poll: Poll, then: String = "echo after") throws -> (status: Int32, output: String) {
         let mark = FileManager.default.temporaryDirectory.appendingPathComponent("keel-poll-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: mark) }
-        let script = poll.description.replacingOccurrences(of: "MARK", with: shellQuote(mark)) + "; \(then)"
+        let script = poll.command.text.replacingOccurrences(of: "MARK", with: shellQuote(mark)) + "; \(then)"
         let result = try Shell.capture("/bin/sh", ["-c", script])
         return (result.status, result.output)
     }
@@ -33,7 +33,7 @@ struct PollTests {
             Poll(until: "false", seconds: 5, onTimeout: .proceed),
             Poll(until: "false", seconds: 5, onTimeout: .fail("x")),
         ] {
-            let skipped = try Shell.capture("/bin/sh", ["-c", "false && \(poll); echo after"])
+            let skipped = try Shell.capture("/bin/sh", ["-c", "false && \(poll.command); echo after"])
             #expect(skipped.status == 0 && skipped.output == "after\n", "\(skipped)")
         }
         #expect(ContinuousClock.now - started < .seconds(3), "no wait ran")

@@ -39,7 +39,8 @@ extension RunnerTests {
         let playbook = Playbook("wait", summary: "a momentary condition") {
             Play("wait", on: "alpha") { _ in
                 WaitFor(
-                    .command(secondOnly, what: "the second check"), timeout: .seconds(10), interval: .milliseconds(100))
+                    .command(.raw(secondOnly), what: "the second check"), timeout: .seconds(10),
+                    interval: .milliseconds(100))
             }
         }
         let (recap, _) = try await run(playbook)

@@ -18,7 +18,7 @@ struct ClusterIdentityTests {
         let (model, directory) = try ClusterModelTests().load()
         let path = directory + "/patroni.yml"
         try file.write(toFile: path, atomically: true, encoding: .utf8)
-        let command = ClusterIdentity.read(model).replacingOccurrences(of: "/etc/patroni/patroni.yml", with: path)
+        let command = ClusterIdentity.read(model).text.replacingOccurrences(of: "/etc/patroni/patroni.yml", with: path)
         let output = try Shell.run("/bin/sh", ["-c", command])
         #expect(ClusterIdentity(output).scope == scope, "\(output)")
     }

@@ -40,7 +40,7 @@ struct ClusterTransportTLSTests {
         // Keel's own etcdctl shows a certificate and checks etcd's against the CA.
         let wait = try #require(steps.compactMap { $0.resource as? WaitFor }.last)
         #expect(
-            wait.check.contains(
+            wait.check.text.contains(
                 "--endpoints=https://10.213.0.21:2379 --cacert=/etc/etcd/tls/ca.crt --cert=/etc/etcd/tls/server.crt "
                     + "--key=/etc/etcd/tls/server.key endpoint health"), "\(wait.check)")
     }

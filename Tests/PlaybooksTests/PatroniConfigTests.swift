@@ -195,7 +195,7 @@ extension PatroniConfigTests {
             scratch.appendingPathComponent("systemctl").path,
             "#!/bin/sh\ncase \"$*\" in *try-restart*) echo restart >> \(log);; esac\nexit 0\n")
         let (status, output) = try Shell.capture(
-            "/bin/sh", ["-c", restart.command], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+            "/bin/sh", ["-c", restart.command.text], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
         #expect(status == 0, "\(output)")
         let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(calls == expected, "\(restart.command)")
@@ -304,7 +304,7 @@ extension PatroniConfigTests {
                 "PostgreSQL waits for a restart to apply max_connections, which Patroni has not flagged: reload Patroni"
             ])
         let command = try #require(unflagged.first?.actions.first).description
-        #expect(command.hasPrefix(PatroniNodeRole.reload.command + " && "), "\(command)")
+        #expect(command.hasPrefix(PatroniNodeRole.reload.command.text + " && "), "\(command)")
         for converged in ["waiting=max_connections\nflagged=1\n", "waiting=\n", ""] {
             #expect(try resource.changes(from: ProbeOutput(text: converged), on: context).isEmpty, "\(converged)")
         }

@@ -28,7 +28,7 @@ struct PatroniInServiceTests {
                 */patroni) printf '%s\\n' \(shellQuote(status)) ;;
                 *) exit 7 ;;
             """
-        return try withCurl(cases) { PatroniAPI($0, member: "10.213.0.12").inService }.status == 0
+        return try withCurl(cases) { PatroniAPI($0, member: "10.213.0.12").inService.text }.status == 0
     }
 
     @Test("the running primary and a streaming replica are; a stopped former primary and a starting replica are not")
@@ -49,7 +49,7 @@ struct PatroniInServiceTests {
                 *10.213.0.11*) printf '{"loop_wa'; exit 28 ;;
                 *) printf '{"loop_wait": 10}' ;;
             """
-        let read = try withCurl(cases) { PatroniAPI.fromAnyMember($0, "/config") }
+        let read = try withCurl(cases) { PatroniAPI.fromAnyMember($0, "/config").text }
         #expect(read.output == #"{"loop_wait": 10}"# + "\n", "\(read)")
     }
 }

@@ -18,9 +18,11 @@ struct PgBackRestRoleTests {
         )
         .steps
         let commands = steps.compactMap { $0.resource as? Command }
-        #expect(commands.count == 3 && commands[1].command.contains("systemd-run --quiet --unit=keel-first-backup "))
-        #expect(commands[1].unless?.hasSuffix("|| systemctl is-active -q keel-first-backup") == true)
-        #expect(commands[2].timeout == .seconds(90_000) && commands[2].command.hasPrefix("while systemctl is-active"))
+        #expect(
+            commands.count == 3 && commands[1].command.text.contains("systemd-run --quiet --unit=keel-first-backup "))
+        #expect(commands[1].unless?.text.hasSuffix("|| systemctl is-active -q keel-first-backup") == true)
+        #expect(
+            commands[2].timeout == .seconds(90_000) && commands[2].command.text.hasPrefix("while systemctl is-active"))
     }
 
     @Test("stanza-create waits while another pgBackRest process holds the lock (exit 50); other failures stop it")
@@ -33,7 +35,7 @@ struct PgBackRestRoleTests {
             let command = "echo run >> \(counter); [ $(wc -l < \(counter)) -gt \(failures) ] || exit \(status)"
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-            shell.arguments = ["-c", PgBackRestFirstBackup.waitingForLock("sh -c '\(command)'")]
+            shell.arguments = ["-c", PgBackRestFirstBackup.waitingForLock("sh -c \(command)").text]
             try shell.run()
             shell.waitUntilExit()
             let runs = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n").count

@@ -141,8 +141,8 @@ struct RestoreFlowTests {
             ], "\(plays)")
         let recovery = RestoreRecovery(model: model, plan: flow.plan).steps.compactMap { $0.resource as? JournalStage }
         #expect(recovery.map(\.stage) == ["restored", "promoted", "dcs-cleared", "leading"])
-        #expect(recovery[0].command.contains("--delta --archive-mode=preserve"))
-        #expect(recovery[2].command.contains("del --prefix /service/pg-lab/"))
+        #expect(recovery[0].command.text.contains("--delta --archive-mode=preserve"))
+        #expect(recovery[2].command.text.contains("del --prefix /service/pg-lab/"))
     }
 }
 
@@ -274,7 +274,7 @@ extension RestoreFlowTests {
             esac
 
             """)
-        let command = stage.command.components(separatedBy: " && systemctl disable")[0]
+        let command = stage.command.text.components(separatedBy: " && systemctl disable")[0]
         let result = try Shell.capture("/bin/sh", ["-c", command], environment: ["PATH": bin + ":/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.output)")
         let log = try String(contentsOfFile: directory + "/sql.log", encoding: .utf8)
@@ -282,7 +282,7 @@ extension RestoreFlowTests {
         #expect(log.contains("last_archived_wal >= '000000010000000000000005'"), "\(log)")
         let replica = try #require(playbook.plays.first { $0.name == "patroni stopped on the replicas" })
         let replicaStage = try #require(try replica.body(host).first?.resource as? JournalStage)
-        #expect(!replicaStage.command.contains("pg_switch_wal"))
+        #expect(!replicaStage.command.text.contains("pg_switch_wal"))
     }
 }
 

@@ -114,7 +114,7 @@ struct SwitchoverFlowTests {
             scratch.appendingPathComponent("curl").path,
             "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
                 + "printf '%s' \"$ANSWER\" > \"$out\"; printf '%s' \"$CODE\"\n")
-        let command = PatroniAPI(model, member: "10.213.0.11").send("POST", "/switchover", json: "{}", timeout: 5)
+        let command = PatroniAPI(model, member: "10.213.0.11").send("POST", "/switchover", json: "{}", timeout: 5).text
         let path = scratch.path + ":/usr/bin:/bin"
         let refused = try Shell.capture(
             "/bin/sh", ["-c", command],
@@ -130,11 +130,12 @@ struct SwitchoverFlowTests {
     @Test("the hand-over first waits for transactions older than max_transaction_sec on the leader (15 s unless set)")
     func longTransactions() throws {
         let (model, _) = try ClusterModelTests().load()
-        #expect(SwitchedOver.handOver(model, from: "10.213.0.11", to: nil).contains { $0.contains("'15 seconds'") })
+        #expect(
+            SwitchedOver.handOver(model, from: "10.213.0.11", to: nil).contains { $0.text.contains("'15 seconds'") })
         let (patient, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\nmax_transaction_sec: 60\n")
         let steps = SwitchedOver.handOver(patient, from: "10.213.0.11", to: nil)
-        let wait = try #require(steps.firstIndex { $0.contains("'60 seconds'") })
-        let post = try #require(steps.firstIndex { $0.contains("/switchover") })
+        let wait = try #require(steps.firstIndex { $0.text.contains("'60 seconds'") })
+        let post = try #require(steps.firstIndex { $0.text.contains("/switchover") })
         #expect(wait < post)
         // Run with a psql that finds no such transaction, the wait ends at once.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-xact-\(UUID().uuidString)")
@@ -142,7 +143,7 @@ struct SwitchoverFlowTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         try Shell.writeExecutable(scratch.appendingPathComponent("runuser").path, "#!/bin/sh\ncat >/dev/null\necho 0\n")
         let none = try Shell.capture(
-            "/bin/sh", ["-c", steps[wait]], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+            "/bin/sh", ["-c", steps[wait].text], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
         #expect(none.status == 0 && none.output.isEmpty, "\(none)")
         #expect(
             ClusterModelTests().error(vars: ClusterModelTests.vars + "\nmax_transaction_sec: 0\n")?.message.contains(

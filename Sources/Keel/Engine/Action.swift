@@ -59,7 +59,7 @@ public struct Action: Sendable, CustomStringConvertible {
             try await host.run(PathController.place(path, mode: mode, group: group, as: account).text, input: bytes)
         case .sql(let statements, let connection, let database, _):
             try await host.run(
-                connection.psql(database: database),
+                connection.psql(database: database).text,
                 input: Array(statements.map { $0 + ";" }.joined(separator: "\n").utf8))
         }
     }

@@ -10,14 +10,13 @@ public struct PostgresConnection: Sendable, Hashable {
 
     /// A command running `psql` with the SQL on standard input (so values never appear in argv). The database
     /// goes as a quoted `dbname=` (psql reads a bare `-d` value holding `=` as a whole connection string).
-    public func psql(database: String? = nil) -> String {
-        let target = shellQuote("dbname=" + conninfoQuote(database ?? self.database))
-        return "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \(target) -f -"
+    public func psql(database: String? = nil) -> ShellCommand {
+        "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \("dbname=" + conninfoQuote(database ?? self.database)) -f -"
     }
 
     /// A command running `sql` through ``psql(database:)``, the SQL one shell-quoted word for the `printf` builtin.
-    public func run(_ sql: String, database: String? = nil) -> String {
-        "printf '%s\\n' \(shellQuote(sql)) | \(psql(database: database))"
+    public func run(_ sql: String, database: String? = nil) -> ShellCommand {
+        "printf '%s\\n' \(sql) | \(psql(database: database))"
     }
 
     /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another

@@ -26,7 +26,7 @@ public struct JournalBegun: Resource {
 
     public var description: String { "\(flow) begun (\(JournalRecord.path(flow)))" }
 
-    public var probe: String { "cat \(shellQuote(JournalRecord.path(flow))) 2>/dev/null || true" }
+    public var probe: String { ("cat \(JournalRecord.path(flow)) 2>/dev/null || true" as ShellCommand).text }
 
     public func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         if let earlier = JournalRecord(flow: flow, text: output.text) {

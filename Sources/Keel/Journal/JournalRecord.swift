@@ -87,10 +87,8 @@ public struct JournalRecord: Sendable, Equatable {
     public var done: String { stages.isEmpty ? "nothing yet" : stages.joined(separator: ", ") }
 
     /// A shell test that succeeds when this host has done `stage` of run `id` of `flow`.
-    static func done(_ stage: String, flow: String, id: String) -> String {
-        let path = shellQuote(Self.path(flow))
-        return "[ \"$(head -1 \(path) 2>/dev/null)\" = \(shellQuote("id: " + id)) ] "
-            + "&& grep -qxF \(shellQuote("done: " + stage)) \(path)"
+    static func done(_ stage: String, flow: String, id: String) -> ShellCommand {
+        "[ \"$(head -1 \(path(flow)) 2>/dev/null)\" = \("id: " + id) ] && grep -qxF \("done: " + stage) \(path(flow))"
     }
 
     /// A command recording `stage` of `flow` as done (or, with `begun`, as begun).

@@ -8,11 +8,12 @@ public struct JournalStage: Resource {
     public let stage: String
     /// What the plan says the stage does.
     public let summary: String
-    public let command: String
+    public let command: ShellCommand
     public let timeout: Duration
 
     public init(
-        flow: String, id: String, stage: String, summary: String, command: String, timeout: Duration = .seconds(600)
+        flow: String, id: String, stage: String, summary: String, command: ShellCommand,
+        timeout: Duration = .seconds(600)
     ) {
         self.flow = flow
         self.id = id
@@ -29,12 +30,12 @@ public struct JournalStage: Resource {
 
     public var description: String { "\(flow): \(summary)" }
 
-    public var probe: String { "\(JournalRecord.done(stage, flow: flow, id: id)) && echo done || true" }
+    public var probe: String { (JournalRecord.done(stage, flow: flow, id: id) + " && echo done || true").text }
 
     public func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text != "done" else { return [] }
         let begun = JournalRecord.record(stage, flow: flow, begun: true)
         let done = JournalRecord.record(stage, flow: flow)
-        return [Change(summary, .shell("\(begun) && { \(raw: command)\n} && \(done)", timeout: timeout))]
+        return [Change(summary, .shell("\(begun) && { \(command)\n} && \(done)", timeout: timeout))]
     }
 }

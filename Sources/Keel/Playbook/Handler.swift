@@ -7,7 +7,7 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
     case restartIfRunning(String)
     case reload(String)
     /// Any command, with a name for reports.
-    case run(name: String, command: String)
+    case run(name: String, command: ShellCommand)
 
     public var description: String {
         switch self {
@@ -36,17 +36,16 @@ public enum Handler: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A restart after a unit file changed must use the new unit: reload systemd first when it asks for it.
-    private static func reloadingUnits(_ service: String) -> String {
-        "if [ \"$(systemctl show -p NeedDaemonReload --value \(shellQuote(service)))\" = yes ]; then systemctl daemon-reload; fi; "
+    private static func reloadingUnits(_ service: String) -> ShellCommand {
+        "if [ \"$(systemctl show -p NeedDaemonReload --value \(service))\" = yes ]; then systemctl daemon-reload; fi; "
     }
 
     /// The shell command the handler runs.
-    public var command: String {
+    public var command: ShellCommand {
         switch self {
-        case .restart(let service): Self.reloadingUnits(service) + "systemctl restart \(shellQuote(service))"
-        case .restartIfRunning(let service):
-            Self.reloadingUnits(service) + "systemctl try-restart \(shellQuote(service))"
-        case .reload(let service): "systemctl try-reload-or-restart \(shellQuote(service))"
+        case .restart(let service): Self.reloadingUnits(service) + "systemctl restart \(service)"
+        case .restartIfRunning(let service): Self.reloadingUnits(service) + "systemctl try-restart \(service)"
+        case .reload(let service): "systemctl try-reload-or-restart \(service)"
         case .run(_, let command): command
         }
     }

@@ -11,11 +11,11 @@
 public struct RollingRestart: Sendable {
     public let name: String
     /// Restarts the service.
-    public let command: String
+    public let command: ShellCommand
     /// Succeeds once the host is back in service; the mark goes only then.
-    public let ready: String
+    public let ready: ShellCommand
 
-    public init(_ name: String, command: String, ready: String) {
+    public init(_ name: String, command: ShellCommand, ready: ShellCommand) {
         self.name = name
         self.command = command
         self.ready = ready
@@ -28,8 +28,7 @@ public struct RollingRestart: Sendable {
     public var handler: Handler {
         .run(
             name: "mark \(name) for a rolling restart",
-            command:
-                "if systemctl is-active -q \(shellQuote(name)); then mkdir -p /run/keel/restart-due && touch \(mark); fi"
+            command: "if systemctl is-active -q \(name); then mkdir -p /run/keel/restart-due && touch \(mark); fi"
         )
     }
 
@@ -45,10 +44,10 @@ public struct MarkedRestart: Resource {
     public let mark: String
     /// What the plan says is done (`restart patroni`).
     public let summary: String
-    public let command: String
-    public let ready: String
+    public let command: ShellCommand
+    public let ready: ShellCommand
 
-    public init(mark: String, summary: String, command: String, ready: String) {
+    public init(mark: String, summary: String, command: ShellCommand, ready: ShellCommand) {
         self.mark = mark
         self.summary = summary
         self.command = command
@@ -57,14 +56,14 @@ public struct MarkedRestart: Resource {
 
     public var description: String { "\(summary) when due" }
     public var affectsOtherResources: Bool { true }
-    public var probe: String { "[ -e \(shellQuote(mark)) ] && echo due || echo none" }
+    public var probe: String { ("[ -e \(mark) ] && echo due || echo none" as ShellCommand).text }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text == "due" else { return [] }
         return [
             Change(
-                "\(summary) on \(host.name) and wait until it is in service", .shell(.raw(command)),
-                .shell(.raw(ready)),
+                "\(summary) on \(host.name) and wait until it is in service", .shell(command),
+                .shell(ready),
                 .shell("rm -f \(mark)"))
         ]
     }

@@ -1,9 +1,9 @@
 /// A command to run, guarded so that it runs only when needed: `creates` (skip when the path exists) or `unless`
 /// (skip when that check succeeds). Without a guard it runs every time and is always reported as changed.
 public struct Command: Resource {
-    public var command: String
+    public var command: ShellCommand
     public var creates: String?
-    public var unless: String?
+    public var unless: ShellCommand?
     /// Bytes for the command's standard input (secrets go here).
     public var input: Secret?
     /// How long the command may run.
@@ -12,7 +12,8 @@ public struct Command: Resource {
     public var what: String?
 
     public init(
-        _ command: String, what: String? = nil, creates: String? = nil, unless: String? = nil, input: Secret? = nil,
+        _ command: ShellCommand, what: String? = nil, creates: String? = nil, unless: ShellCommand? = nil,
+        input: Secret? = nil,
         timeout: Duration = .seconds(600)
     ) {
         self.command = command
@@ -26,11 +27,13 @@ public struct Command: Resource {
     public var description: String { what ?? "command \(command)" }
 
     public var probe: String {
-        var checks: [String] = []
-        if let creates { checks.append("[ -e \(shellQuote(creates)) ]") }
+        var checks: [ShellCommand] = []
+        if let creates { checks.append("[ -e \(creates) ]") }
         if let unless { checks.append("{ \(unless) ; } >/dev/null 2>&1") }
         guard !checks.isEmpty else { return "echo guard=none" }
-        return "if \(checks.joined(separator: " || ")); then echo guard=satisfied; else echo guard=unsatisfied; fi"
+        let probe: ShellCommand =
+            "if \(checks.joined(separator: " || ")); then echo guard=satisfied; else echo guard=unsatisfied; fi"
+        return probe.text
     }
 
     public var alwaysChanges: Bool { creates == nil && unless == nil }
@@ -38,6 +41,6 @@ public struct Command: Resource {
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         output.fields["guard"] == "satisfied"
-            ? [] : [Change("run", .shell(.raw(command), input: input, timeout: timeout))]
+            ? [] : [Change("run", .shell(command, input: input, timeout: timeout))]
     }
 }

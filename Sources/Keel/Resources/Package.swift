@@ -22,7 +22,7 @@ public struct Package: Resource {
     /// no package is found.
     public static let otherRunsEnded = Poll(
         until: "! grep -qsx -e apt-get -e apt /proc/[0-9]*/comm", seconds: 300, onTimeout: .proceed
-    ).description
+    ).command
     public var affectsOtherResources: Bool { true }
 
     /// Prints one `name=installed|missing` line per package.

@@ -5,7 +5,7 @@ public struct WaitFor: Resource {
         case port(Int, host: String = "127.0.0.1")
         case http(String, status: Int = 200)
         /// A shell test, and what it waits for in a few words (the step's name; the test shows under `-v`).
-        case command(String, what: String)
+        case command(ShellCommand, what: String)
     }
 
     public var condition: Condition
@@ -31,12 +31,14 @@ public struct WaitFor: Resource {
     }
 
     /// The shell test that succeeds once the condition holds.
-    public var check: String {
+    public var check: ShellCommand {
         switch condition {
-        case .port(let port, let host): "timeout 2 bash -c \(shellQuote("</dev/tcp/\(host)/\(port)"))"
+        case .port(let port, let host):
+            let socket = "</dev/tcp/\(host)/\(port)"
+            return "timeout 2 bash -c \(socket)"
         case .http(let url, let status):
-            "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(shellQuote(url)))\" = \(status) ]"
-        case .command(let command, _): command
+            return "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(url))\" = \(status) ]"
+        case .command(let command, _): return command
         }
     }
 
@@ -50,6 +52,6 @@ public struct WaitFor: Resource {
         let loop = Poll(
             until: "{ \(check) ; } >/dev/null 2>&1", seconds: seconds, onTimeout: .fail("not ready after \(seconds) s"),
             interval: max(0.1, interval.seconds))
-        return [Change("wait up to \(seconds) s", .shell(.raw(loop.description), timeout: timeout + .seconds(30)))]
+        return [Change("wait up to \(seconds) s", .shell(loop.command, timeout: timeout + .seconds(30)))]
     }
 }

@@ -143,7 +143,7 @@ struct HostPlayRun {
                 continue
             }
             do {
-                try await executor(telling: HostExecutor.Findings()).run(handler.command)
+                try await executor(telling: HostExecutor.Findings()).run(handler.command.text)
                 await state.reporter.report(
                     .handler(host: host, name: handler.description, status: .changed, error: nil))
             } catch {

@@ -12,7 +12,7 @@ struct BalancerPreflight: PreflightCheck {
                 "[ -e \(KeepalivedRole.configuration) ] || ! command -v python3 >/dev/null || python3 -c \(Self.vrrpListener)"
             )
         }
-        script.append("\(raw: vip.answers) >/dev/null 2>&1 && echo vip=answers")
+        script.append("\(vip.answers) >/dev/null 2>&1 && echo vip=answers")
         return script.joined(separator: "\n")
     }
 

@@ -16,7 +16,7 @@ struct HAProxyRole: Role {
 
     /// Reloads HAProxy keeping each server's checked state, new servers down (see the script's template).
     static let reloadScript = "/usr/local/lib/keel/haproxy-reload"
-    static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: reloadScript)
+    static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: "\(reloadScript)")
 
     static let configuration = "/etc/haproxy/haproxy.cfg"
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
@@ -53,7 +53,7 @@ struct HAProxyRole: Role {
     static func routes(to listener: String) -> WaitFor {
         WaitFor(
             .command(
-                "echo 'show servers state \(listener)' | socat stdio UNIX-CONNECT:\(adminSocket) "
+                "echo \("show servers state " + listener) | socat stdio \("UNIX-CONNECT:" + adminSocket) "
                     + "| awk '$6 == 2 { up = 1 } END { exit !up }'", what: "HAProxy's \(listener) to have a server up"),
             timeout: .seconds(60))
     }

@@ -33,8 +33,10 @@ struct EtcdBootstrap: Resource {
     /// `data` for a member that has its data; else the bootstrap file, a separator, and the running cluster's
     /// member list as the other members report it (nothing when none answers).
     var probe: String {
-        "if [ -d \(Self.dataDirectory)/member ]; then echo data; else cat \(Self.file) 2>/dev/null; echo '\(Self.separator)'; "
-            + EtcdMemberList.command(others) + " 2>/dev/null; fi"
+        let probe: ShellCommand =
+            "if [ -d \(Self.dataDirectory + "/member") ]; then echo data; else cat \(Self.file) 2>/dev/null; "
+            + "echo \(Self.separator); \(EtcdMemberList.command(others)) 2>/dev/null; fi"
+        return probe.text
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
@@ -53,12 +55,12 @@ struct EtcdBootstrap: Resource {
         if members.contains(host) {
             return write(bootstrap(state: "existing", members: members), over: current)
         }
-        let add = others("member add \(shellQuote(host)) --peer-urls=\(model.etcdPeerURL(of: host))")
+        let add = others("member add \(host) --peer-urls=\(model.etcdPeerURL(of: host))")
         let file = bootstrap(state: "existing", members: members + [host])
         return [
             Change(
                 "add \(host) to the running etcd cluster (\(members.joined(separator: ", ")))",
-                .shell("\(raw: add) >/dev/null && \(raw: Self.writeCommand(file))"))
+                .shell("\(add) >/dev/null && \(raw: Self.writeCommand(file))"))
         ]
     }
 

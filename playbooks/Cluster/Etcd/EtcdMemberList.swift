@@ -17,7 +17,7 @@ struct EtcdMemberList: Decodable {
     var members: [Member]
 
     /// The command that prints it, through `etcdctl`, bounded in time.
-    static func command(_ etcdctl: Etcdctl) -> String {
+    static func command(_ etcdctl: Etcdctl) -> ShellCommand {
         etcdctl("--dial-timeout=2s --command-timeout=5s member list -w json")
     }
 

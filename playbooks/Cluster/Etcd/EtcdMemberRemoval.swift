@@ -13,7 +13,7 @@ struct EtcdMemberRemoval: Resource {
 
     var description: String { "\(member) removed from etcd's members" }
 
-    var probe: String { EtcdMemberList.command(remaining) }
+    var probe: String { EtcdMemberList.command(remaining).text }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         let list = try EtcdMemberList(output.text, readFrom: context.name)
@@ -21,7 +21,7 @@ struct EtcdMemberRemoval: Resource {
         return [
             Change(
                 "remove \(member) (\(String(id, radix: 16))) from etcd",
-                .shell(.raw(remaining("member remove \(String(id, radix: 16))") + " >/dev/null")))
+                .shell(remaining("member remove \(String(id, radix: 16))") + " >/dev/null"))
         ]
     }
 }

@@ -32,7 +32,7 @@ enum EtcdPlays {
             ready: Poll(
                 until: "\(Etcdctl(model, member: model.address(of: host)).health) >/dev/null 2>&1", seconds: 60,
                 onTimeout: .fail("etcd is not healthy after 60 s")
-            ).description)
+            ).command)
     }
 
     /// etcd removed with the cluster: every member marked before any stops (a rerun then removes etcd without

@@ -30,15 +30,17 @@ struct Etcdctl {
     /// The etcd member on this host as Debian's package starts it: plain HTTP on localhost.
     static let debianDefault = Etcdctl(plain: "http://127.0.0.1:\(ClusterPorts.etcdClient)")
 
-    /// `etcdctl` with `arguments`, already quoted.
-    func callAsFunction(_ arguments: String) -> String {
-        let tls = client.map { " --cacert=\($0.authority) --cert=\($0.certificate) --key=\($0.key)" } ?? ""
-        return "ETCDCTL_API=3 etcdctl --endpoints=\(endpoints)\(tls) \(arguments)"
+    /// `etcdctl` with `arguments`.
+    func callAsFunction(_ arguments: ShellCommand) -> ShellCommand {
+        let tls = client.map { files -> ShellCommand in
+            " --cacert=\(files.authority) --cert=\(files.certificate) --key=\(files.key)"
+        }
+        return "ETCDCTL_API=3 etcdctl --endpoints=\(endpoints)\(tls ?? "") \(arguments)"
     }
 
     /// Prints the value of `key` (nothing when it is absent).
-    func get(_ key: String) -> String { self("get --print-value-only \(shellQuote(key))") }
+    func get(_ key: String) -> ShellCommand { self("get --print-value-only \(key)") }
 
     /// Succeeds when every endpoint is healthy.
-    var health: String { self("endpoint health") }
+    var health: ShellCommand { self("endpoint health") }
 }

@@ -14,8 +14,7 @@ struct CommonRole: Role {
             LineInFile("/etc/hosts", line: "127.0.1.1 \(name)", matching: #"^127\.0\.1\.1\s"#)
             File("/etc/hostname", content: name + "\n")
             Command(
-                "hostname \(shellQuote(name))", what: "hostname \(name)",
-                unless: "[ \"$(hostname)\" = \(shellQuote(name)) ]")
+                "hostname \(name)", what: "hostname \(name)", unless: "[ \"$(hostname)\" = \(name) ]")
         }
         Package("ca-certificates", "curl", "iproute2", "procps", "python3")
         Sysctl("net.ipv4.ip_nonlocal_bind", "1", tolerateRefusal: true)

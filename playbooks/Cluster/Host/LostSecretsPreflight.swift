@@ -16,7 +16,7 @@ struct LostSecretsPreflight: PreflightCheck {
             if !generatedUsers.isEmpty {
                 let names = generatedUsers.map(SQL.literal).joined(separator: ", ")
                 let query = "SELECT 'role=' || rolname FROM pg_roles WHERE rolname IN (\(names));"
-                script.append("printf '%s\\n' \(query) | \(raw: model.postgres.psql()) 2>/dev/null")
+                script.append("printf '%s\\n' \(query) | \(model.postgres.psql()) 2>/dev/null")
             }
         }
         if model.etcdHosts.contains(host) {

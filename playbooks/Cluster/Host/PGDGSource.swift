@@ -30,6 +30,6 @@ struct PGDGSource: Role {
         Command(
             "timeout 300 apt-get update -q -o Acquire::http::Timeout=30 -o Acquire::Retries=3",
             what: "apt's lists of the PGDG repository",
-            unless: "apt-cache policy | grep -qF \(shellQuote(" \(repository.url) bookworm-pgdg/main "))")
+            unless: "apt-cache policy | grep -qF \(" \(repository.url) bookworm-pgdg/main " as String)")
     }
 }

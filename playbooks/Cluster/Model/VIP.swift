@@ -3,7 +3,7 @@ import Keel
 /// The cluster's virtual IP (`cluster_vip`), resolved once: where it lives and on which interface.
 public struct VIP: Sendable, Equatable {
     /// Succeeds when some host answers at the VIP.
-    var answers: String { "ping -c1 -W1 \(address)" }
+    var answers: ShellCommand { "ping -c1 -W1 \(address)" }
 
     public enum Placement: Sendable, Equatable {
         /// keepalived holds it on the balancer whose HAProxy runs.

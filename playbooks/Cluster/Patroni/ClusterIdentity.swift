@@ -14,11 +14,11 @@ struct ClusterIdentity: Sendable, Equatable {
     }
 
     /// Prints `scope=NAME` and `system=ID` for what the host has; nothing for what it has not.
-    static func read(_ model: ClusterModel) -> String {
+    static func read(_ model: ClusterModel) -> ShellCommand {
         "awk '$1 == \"scope:\" { v = $2; gsub(/^[\"'\\'']|[\"'\\'']$/, \"\", v); print \"scope=\" v }' "
             + "/etc/patroni/patroni.yml 2>/dev/null; "
-            + "[ -f \(shellQuote(model.dataDirectory + "/global/pg_control")) ] && "
-            + "\(model.binDirectory)/pg_controldata \(shellQuote(model.dataDirectory)) 2>/dev/null | "
+            + "[ -f \(model.dataDirectory + "/global/pg_control") ] && "
+            + "\(model.binDirectory + "/pg_controldata") \(model.dataDirectory) 2>/dev/null | "
             + "awk -F: '/^Database system identifier/ { gsub(/ /, \"\", $2); print \"system=\" $2 }'; true"
     }
 

@@ -11,10 +11,12 @@ struct ClusterKeysDeleted: Resource {
     private var etcdctl: Etcdctl { Etcdctl(model, member: model.address(of: model.etcdHosts[0])) }
 
     var probe: String {
-        "[ -d \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(shellQuote(EtcdRemovalMarked.path(model))) ] "
+        let probe: ShellCommand =
+            "[ -d \(EtcdBootstrap.dataDirectory) ] && [ ! -e \(EtcdRemovalMarked.path(model)) ] "
             + "|| { echo keys=0; exit 0; }; "
-            + "k=$(\(etcdctl("get --prefix --keys-only \(shellQuote(model.dcsPrefix))"))) || exit 0; "
+            + "k=$(\(etcdctl("get --prefix --keys-only \(model.dcsPrefix)"))) || exit 0; "
             + "echo \"keys=$(printf '%s\\n' \"$k\" | grep -c .)\""
+        return probe.text
     }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
@@ -25,7 +27,7 @@ struct ClusterKeysDeleted: Resource {
         return [
             Change(
                 "delete \(keys) key(s) under \(model.dcsPrefix)",
-                .shell(.raw(etcdctl("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")))
+                .shell(etcdctl("del --prefix \(model.dcsPrefix)") + " >/dev/null"))
         ]
     }
 }

@@ -11,7 +11,7 @@ struct MemberForgotten: Resource {
     var description: String { "\(member) forgotten: no DCS member key" }
 
     var probe: String {
-        Etcdctl(model, client: .patroni)("get --keys-only \(shellQuote(key))") + " 2>/dev/null | grep -c . || true"
+        (Etcdctl(model, client: .patroni)("get --keys-only \(key)") + " 2>/dev/null | grep -c . || true").text
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
@@ -19,7 +19,7 @@ struct MemberForgotten: Resource {
         return [
             Change(
                 "delete \(key) from etcd",
-                .shell(.raw(Etcdctl(model, client: .patroni)("del \(shellQuote(key))") + " >/dev/null")))
+                .shell(Etcdctl(model, client: .patroni)("del \(key)") + " >/dev/null"))
         ]
     }
 }

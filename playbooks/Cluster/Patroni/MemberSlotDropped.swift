@@ -21,12 +21,12 @@ struct MemberSlotDropped: Resource {
             })
     }
 
-    private var count: String {
+    private var count: ShellCommand {
         model.postgres.run(
             "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '\(Self.slotName(of: member))'")
     }
 
-    var probe: String { count }
+    var probe: String { count.text }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard let slots = Int(output.text) else {
@@ -36,15 +36,17 @@ struct MemberSlotDropped: Resource {
         let api = PatroniAPI(model, member: context.name)
         let slot = Self.slotName(of: member)
         let retention = { (ttl: JSONValue) in JSONValue.object(["member_slots_ttl": ttl]).json }
-        let command =
-            api.send("PATCH", "/config", json: retention(.integer(0)), timeout: 30)
-            + " || { echo 'Patroni refused member_slots_ttl 0' >&2; exit 1; }; "
-            + "\(Poll(until: "[ \"$(\(count))\" = 0 ]", seconds: patience, onTimeout: .proceed)); "
-            + api.send("PATCH", "/config", json: retention(.string(model.patroni.memberSlotsTTL)), timeout: 30)
-            + " || { echo 'Patroni refused member_slots_ttl \(model.patroni.memberSlotsTTL); keel deploy sets it again' >&2; exit 1; }; "
-            + "[ \"$(\(count))\" = 0 ] || { echo 'Patroni kept slot \(slot) for \(patience) s' >&2; exit 1; }"
+        let restored: String =
+            "Patroni refused member_slots_ttl \(model.patroni.memberSlotsTTL); keel deploy sets it again"
+        let kept: String = "Patroni kept slot \(slot) for \(patience) s"
+        let dropped = Poll(until: "[ \"$(\(count))\" = 0 ]", seconds: patience, onTimeout: .proceed).command
+        let command: ShellCommand =
+            "\(api.send("PATCH", "/config", json: retention(.integer(0)), timeout: 30)) "
+            + "|| { echo 'Patroni refused member_slots_ttl 0' >&2; exit 1; }; \(dropped); "
+            + "\(api.send("PATCH", "/config", json: retention(.string(model.patroni.memberSlotsTTL)), timeout: 30)) "
+            + "|| { echo \(restored) >&2; exit 1; }; [ \"$(\(count))\" = 0 ] || { echo \(kept) >&2; exit 1; }"
         return [
-            Change("drop replication slot \(slot) (member_slots_ttl 0 until Patroni drops it)", .shell(.raw(command)))
+            Change("drop replication slot \(slot) (member_slots_ttl 0 until Patroni drops it)", .shell(command))
         ]
     }
 }

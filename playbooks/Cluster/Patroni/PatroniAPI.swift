@@ -7,7 +7,7 @@ struct PatroniAPI {
     let member: String
     let url: String
     /// curl's option naming the CA, or nothing.
-    private let authority: String
+    private let authority: ShellCommand
 
     /// Where database hosts keep the credentials of the unsafe endpoints, for root's `curl -K`: a root-only
     /// directory, since a curl config file can name URLs and files to write (no other account may replace it).
@@ -23,23 +23,25 @@ struct PatroniAPI {
     }
 
     /// Prints the JSON at `path`; fails when the member does not answer.
-    func get(_ path: String) -> String { "curl -sf -m 5 \(authority)\(url)\(path)" }
+    func get(_ path: String) -> ShellCommand { "curl -sf -m 5 \(authority)\(url + path)" }
 
     /// Prints the JSON at `path` from the first member of `model` that answers; prints nothing when none does.
     /// Each answer is taken whole or not at all: a member cut off mid-answer (its timeout) adds nothing to the next
     /// member's.
-    static func fromAnyMember(_ model: ClusterModel, _ path: String) -> String {
-        let reads = model.databaseHosts.map { "answer=$(\(PatroniAPI(model, member: $0).get(path)))" }
-        return "{ " + (reads + ["answer="]).joined(separator: " || ")
-            + "; [ -z \"$answer\" ] || printf '%s\\n' \"$answer\"; }"
+    static func fromAnyMember(_ model: ClusterModel, _ path: String) -> ShellCommand {
+        let reads = model.databaseHosts.map { member -> ShellCommand in
+            "answer=$(\(PatroniAPI(model, member: member).get(path)))"
+        }
+        return
+            "{ \((reads + ["answer="]).joined(separator: " || ")); [ -z \"$answer\" ] || printf '%s\\n' \"$answer\"; }"
     }
 
     /// Sends the JSON `body` to `path` with the credentials and fails, printing Patroni's answer, unless it accepts
     /// (2xx): a refused switchover says why ("candidate name does not match with sync_standby", …).
-    func send(_ method: String, _ path: String, json body: String, timeout: Int) -> String {
+    func send(_ method: String, _ path: String, json body: String, timeout: Int) -> ShellCommand {
         "{ answer=$(mktemp) && code=$(curl -s -m \(timeout) \(authority)-K \(Self.credentialsFile) -X \(method) "
-            + "-H 'Content-Type: application/json' --data-binary \(shellQuote(body)) -o \"$answer\" "
-            + "-w '%{http_code}' \(url)\(path)); said=$(head -c 500 \"$answer\"); rm -f \"$answer\"; "
+            + "-H 'Content-Type: application/json' --data-binary \(body) -o \"$answer\" "
+            + "-w '%{http_code}' \(url + path)); said=$(head -c 500 \"$answer\"); rm -f \"$answer\"; "
             + "case \"$code\" in 2??) ;; *) printf 'Patroni answered %s: %s\\n' \"$code\" \"$said\" >&2; false ;; esac; }"
     }
 
@@ -50,24 +52,24 @@ struct PatroniAPI {
     }
 
     /// Succeeds when the JSON at `path` contains one of `fragments` (`"role": "leader"`).
-    func shows(_ path: String, _ fragments: String...) -> String {
-        get(path) + " | grep -q" + fragments.map { " -e " + shellQuote($0) }.joined()
+    func shows(_ path: String, _ fragments: String...) -> ShellCommand {
+        get(path) + " | grep -q" + fragments.map { fragment -> ShellCommand in " -e \(fragment)" }.joined(separator: "")
     }
 
     /// Succeeds when the member's Patroni flags that its PostgreSQL waits for a restart.
-    var flagsPendingRestart: String { shows("/patroni", #""pending_restart": true"#) }
+    var flagsPendingRestart: ShellCommand { shows("/patroni", #""pending_restart": true"#) }
 
     /// Succeeds when the member is the primary.
-    var isPrimary: String { "curl -sf -o /dev/null -m 5 \(authority)\(url)/primary" }
+    var isPrimary: ShellCommand { "curl -sf -o /dev/null -m 5 \(authority)\(url + "/primary")" }
 
     /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
-    var waitInService: String {
-        Poll(until: inService, seconds: 300, onTimeout: .fail("the member is not in service after 300 s")).description
+    var waitInService: ShellCommand {
+        Poll(until: inService, seconds: 300, onTimeout: .fail("the member is not in service after 300 s")).command
     }
 
     /// Succeeds when the member streams on the leader's timeline no further behind than a replica Patroni would
     /// still promote (`maximum_lag_on_failover`): the cluster as its members list it, read from this member.
-    func caughtUp(_ model: ClusterModel) -> String {
+    func caughtUp(_ model: ClusterModel) -> ShellCommand {
         let check = """
             import json, sys
             members = json.load(sys.stdin)["members"]
@@ -76,12 +78,11 @@ struct PatroniAPI {
             sys.exit(0 if me["state"] == "streaming" and me.get("timeline") == leader.get("timeline")
                      and isinstance(me.get("lag"), int) and me["lag"] <= int(sys.argv[2]) else 1)
             """
-        return get("/cluster")
-            + " | python3 -c \(shellQuote(check)) \(shellQuote(member)) \(model.patroni.maximumLagOnFailover)"
+        return get("/cluster") + " | python3 -c \(check) \(member) \(model.patroni.maximumLagOnFailover)"
     }
 
     /// Succeeds when the member runs as the primary, or as a replica streaming WAL from it. Not `"role": "primary"`
     /// in `/patroni`: a member whose PostgreSQL is stopped, starting or being rewound names there the role its data
     /// directory last had, so a former primary rejoining as a replica would pass before it serves.
-    var inService: String { "( \(isPrimary) || \(shows("/patroni", #""replication_state": "streaming""#)) )" }
+    var inService: ShellCommand { "( \(isPrimary) || \(shows("/patroni", #""replication_state": "streaming""#)) )" }
 }

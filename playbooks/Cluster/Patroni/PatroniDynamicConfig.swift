@@ -15,8 +15,10 @@ struct PatroniDynamicConfig: Resource {
 
     /// The configuration from any member, then the parameters this member's PostgreSQL applies only on a restart.
     var probe: String {
-        "\(PatroniAPI.fromAnyMember(model, "/config")); echo; echo \(Self.restartSeparator); "
-            + model.postgres.run("SELECT name FROM pg_settings WHERE context = 'postmaster'") + " 2>/dev/null || true"
+        let settings = model.postgres.run("SELECT name FROM pg_settings WHERE context = 'postmaster'")
+        let probe: ShellCommand =
+            "\(PatroniAPI.fromAnyMember(model, "/config")); echo; echo \(Self.restartSeparator); \(settings) 2>/dev/null || true"
+        return probe.text
     }
 
     private static let restartSeparator = "---restart-only"
@@ -77,7 +79,7 @@ struct PatroniDynamicConfig: Resource {
         // The time of the change stays on the host: a run killed before the members apply it (and flag a pending
         // restart) leaves the next run to wait for them before it looks (see PendingRestart).
         let command: ShellCommand =
-            "{ \(raw: sends.joined(separator: " || ")); } && \(raw: PendingRestart.stamp(Self.changedMark)) "
+            "{ \(sends.joined(separator: " || ")); } && \(PendingRestart.stamp(Self.changedMark)) "
             + "&& sleep \(model.patroni.loopWait + 5)"
         var changes = summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
         if summaries.contains(where: { $0.hasSuffix("(applied on a restart)") }) {

@@ -42,10 +42,11 @@ struct PatroniNodeRole: Role {
             // failed install leaves the old one in place. The new release then runs after a rolling restart.
             Command(
                 "rm -rf \(venv) && python3 -m venv --system-site-packages \(venv) && "
-                    + "\(venv)/bin/pip install -q --no-index --no-deps \(shellQuote(wheelPath)) && "
+                    + "\(venv)/bin/pip install -q --no-index --no-deps \(wheelPath) && "
                     + "ln -sfn \(venv)/bin /opt/patroni/bin.new && mv -T /opt/patroni/bin.new /opt/patroni/bin",
                 what: "Patroni \(model.patroni.version) installed in \(venv)",
-                unless: "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = 'patroni \(model.patroni.version)' ]"
+                unless:
+                    "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = \("patroni " + model.patroni.version) ]"
             ).onChange(restart.handler)
             Directory(
                 "\(ClusterModel.postgresHome)/\(model.postgresVersion)", mode: 0o700, owner: "postgres",
@@ -128,7 +129,7 @@ struct PatroniNodeRole: Role {
     /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``).
     static let reload = Handler.run(
         name: "reload patroni",
-        command: "systemctl try-reload-or-restart patroni && " + PendingRestart.stamp(reloadedMark))
+        command: "systemctl try-reload-or-restart patroni && \(PendingRestart.stamp(reloadedMark))")
     /// When patroni.yml was last reloaded (seconds since the epoch).
     static let reloadedMark = "/run/keel/patroni-reloaded"
 

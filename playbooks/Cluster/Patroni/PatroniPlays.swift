@@ -30,10 +30,10 @@ enum PatroniPlays {
 
     /// Succeeds when the member's pg_hba.conf holds the model's lines (those of patroni.yml's `pg_hba`), in
     /// order (Patroni writes them below a comment).
-    static func hbaApplied(_ model: ClusterModel) -> String {
-        let wanted = "printf '%s\\n' " + model.memberHBA.map(shellQuote).joined(separator: " ")
-        let written = "grep -v '^#' \(shellQuote(model.dataDirectory + "/pg_hba.conf")) | sed '/^$/d'"
-        return "[ \"$(\(wanted))\" = \"$(\(written))\" ]"
+    static func hbaApplied(_ model: ClusterModel) -> ShellCommand {
+        let wanted = model.memberHBA.map { line -> ShellCommand in "\(line)" }.joined(separator: " ")
+        return
+            "[ \"$(printf '%s\\n' \(wanted))\" = \"$(grep -v '^#' \(model.dataDirectory + "/pg_hba.conf") | sed '/^$/d')\" ]"
     }
 
     /// New members of a running cluster: each proves it can log in for replication to every member before its

@@ -8,10 +8,10 @@ enum PatroniRestarts {
     /// until a synchronous standby is named again, so a promotable member exists at every step.
     static func changedFiles(_ model: ClusterModel, host: String) -> RollingRestart {
         let api = PatroniAPI(model, member: host)
-        let handOver =
+        let handOver: ShellCommand =
             "if \(api.isPrimary); then "
             + api.send("POST", "/switchover", json: #"{"leader": \#(JSONValue.string(host).json)}"#, timeout: 30)
-            + " && \(Poll(until: "! \(api.isPrimary)", seconds: 60, onTimeout: .proceed)); fi; "
+            + " && \(Poll(until: "! \(api.isPrimary)", seconds: 60, onTimeout: .proceed).command); fi; "
         var ready = api.waitInService
         if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
             ready =
@@ -19,7 +19,7 @@ enum PatroniRestarts {
                 + Poll(
                     until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",
                     seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
-                ).description
+                ).command
         }
         return RollingRestart("patroni", command: handOver + Handler.restartIfRunning("patroni").command, ready: ready)
     }

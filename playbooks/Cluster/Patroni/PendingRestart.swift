@@ -23,14 +23,15 @@ struct PendingRestart: Resource {
     /// The members as Patroni lists them, once every member has had a cycle to apply the last configuration
     /// change (a killed run may have made it seconds ago): until then no one flags a pending restart yet.
     var probe: String {
-        Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster")
+        (Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster"))
+            .text
     }
 
     /// Records now in `mark`, the time of a configuration change the members apply on their next cycle.
-    static func stamp(_ mark: String) -> String { "mkdir -p /run/keel && date +%s > \(mark)" }
+    static func stamp(_ mark: String) -> ShellCommand { "mkdir -p /run/keel && date +%s > \(mark)" }
 
     /// Sleeps until every member has had a full cycle since the time in `mark` (a configuration change), if any.
-    static func cycleAfter(_ mark: String, _ model: ClusterModel) -> String {
+    static func cycleAfter(_ mark: String, _ model: ClusterModel) -> ShellCommand {
         "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.patroni.loopWait + 5) - $(date +%s) )); "
             + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi"
     }
@@ -54,7 +55,7 @@ struct PendingRestart: Resource {
             let restart = api.send("POST", "/restart", json: #"{"restart_pending": true}"#, timeout: 600)
             guard member.role == "leader", handsOver, members.count > 1 else {
                 return Change(
-                    "restart \(member.name) (\(member.role))", .shell(.raw(restart)), .shell(.raw(api.waitInService)))
+                    "restart \(member.name) (\(member.role))", .shell(restart), .shell(api.waitInService))
             }
             // Demoted, the former leader restarts as a replica: restarted again only if it still waits.
             let handOver = SwitchedOver.handOver(model, from: member.name, to: nil).joined(separator: " && ")
@@ -62,9 +63,9 @@ struct PendingRestart: Resource {
                 "restart \(member.name) (leader), after a switchover to a restarted replica unless it lowers "
                     + Self.hotStandbyMinimums.joined(separator: ", "),
                 .shell(
-                    "if \(raw: api.get("/patroni")) | python3 -c \(Self.lowersMinimum); then \(raw: restart); "
-                        + "else \(raw: handOver) && if \(raw: api.flagsPendingRestart); then \(raw: restart); fi; fi"),
-                .shell(.raw(api.waitInService)))
+                    "if \(api.get("/patroni")) | python3 -c \(Self.lowersMinimum); then \(restart); "
+                        + "else \(handOver) && if \(api.flagsPendingRestart); then \(restart); fi; fi"),
+                .shell(api.waitInService))
         }
     }
 

@@ -14,33 +14,38 @@ struct ReplicationLogin: Resource {
 
     /// `cloned` once the member has its data: it no longer needs to prove anything before starting.
     var probe: String {
-        "[ -f \(shellQuote(model.dataDirectory + "/PG_VERSION")) ] && echo cloned || echo new"
+        ("[ -f \(model.dataDirectory + "/PG_VERSION") ] && echo cloned || echo new" as ShellCommand).text
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         guard output.text == "new" else { return [] }
         let members = model.databaseHosts.filter { $0 != host }
         guard !members.isEmpty else { return [] }
-        let logins = members.map { member in
+        let logins = members.map { member -> ShellCommand in
             let address = model.address(of: member)
             let connection = model.memberConnection(
                 to: address, user: model.logins.replication.name, database: "replication")
-            return "out=$(psql \(shellQuote(connection + " replication=true connect_timeout=5")) "
-                + "-XAtqc IDENTIFY_SYSTEM 2>&1 >/dev/null) "
-                + "|| { ok=; why=\(shellQuote("\(member) (\(address)): "))\"$out\"; }"
+            let target = connection + " replication=true connect_timeout=5"
+            let named = "\(member) (\(address)): "
+            return "out=$(psql \(target) -XAtqc IDENTIFY_SYSTEM 2>&1 >/dev/null) || { ok=; why=\(named)\"$out\"; }"
         }
-        let command = """
+        let tried = Poll(
+            until: "ok=1; \(logins.joined(separator: "; ")); [ -n \"$ok\" ]", seconds: 30, onTimeout: .proceed)
+        let hint =
+            "check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba "
+            + "lets \(model.address(of: host)) in"
+        let command: ShellCommand = """
             IFS= read -r PGPASSWORD || true; export PGPASSWORD
-            \(Poll(until: "ok=1; \(logins.joined(separator: "; ")); [ -n \"$ok\" ]", seconds: 30, onTimeout: .proceed))
+            \(tried.command)
             [ -n "$ok" ] && exit 0
-            printf '%s cannot log in for replication as %s to %s\\n' \(shellQuote(host)) \(shellQuote(model.logins.replication.name)) "$why" >&2
-            printf '%s\\n' \(shellQuote("check patroni_replication_password (it must be the running cluster's), and that every member's pg_hba lets \(model.address(of: host)) in")) >&2
+            printf '%s cannot log in for replication as %s to %s\\n' \(host) \(model.logins.replication.name) "$why" >&2
+            printf '%s\\n' \(hint) >&2
             exit 1
             """
         return [
             Change(
                 "log in for replication to \(members.joined(separator: ", "))",
-                .shell(.raw(command), input: model.logins.replication.password))
+                .shell(command, input: model.logins.replication.password))
         ]
     }
 }

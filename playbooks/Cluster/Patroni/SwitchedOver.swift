@@ -14,7 +14,7 @@ struct SwitchedOver: Resource {
     var description: String { "switchover from \(leader) to \(candidate ?? "a replica")" }
     var affectsOtherResources: Bool { true }
 
-    var probe: String { PatroniAPI.fromAnyMember(model, "/cluster") }
+    var probe: String { PatroniAPI.fromAnyMember(model, "/cluster").text }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard let members = try? PatroniMember.decode(Data(output.text.utf8)).members else {
@@ -26,13 +26,13 @@ struct SwitchedOver: Resource {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
-        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(.raw(command)))]
+        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(command))]
     }
 
     /// Applies the change, and tells how long after the request the candidate took writes (clients through
     /// HAProxy wait up to its check interval more).
     func apply(_ changes: [Change], on host: HostExecutor) async throws {
-        let fields = ProbeOutput(text: try await host.run(command).stdoutText).fields
+        let fields = ProbeOutput(text: try await host.run(command.text).stdoutText).fields
         if let candidate, let requested = fields["requested"].flatMap(Double.init),
             let promoted = fields["promoted"].flatMap(Double.init)
         {
@@ -40,7 +40,7 @@ struct SwitchedOver: Resource {
         }
     }
 
-    private var command: String {
+    private var command: ShellCommand {
         ([model.postgres.run("CHECKPOINT") + " >/dev/null"]
             + Self.handOver(model, from: leader, to: candidate, timed: true))
             .joined(separator: " && ")
@@ -51,19 +51,19 @@ struct SwitchedOver: Resource {
     /// synchronous standby is named (a replica just restarted may not be one yet). When `timed` and `candidate` is
     /// named, they print `requested=` and `promoted=` (seconds since the epoch) around the candidate's promotion.
     static func handOver(_ model: ClusterModel, from leader: String, to candidate: String?, timed: Bool = false)
-        -> [String]
+        -> [ShellCommand]
     {
-        let now = "$(date +%s.%N)"
+        let now: ShellCommand = "$(date +%s.%N)"
         let api = PatroniAPI(model, member: leader)
         var body: [String: JSONValue] = ["leader": .string(leader)]
         body["candidate"] = candidate.map(JSONValue.string)
-        var steps: [String] = []
+        var steps: [ShellCommand] = []
         if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
             steps.append(
                 Poll(
                     until: "{ \(PatroniAPI.fromAnyMember(model, "/cluster")); } | grep -q '\"role\": \"sync_standby\"'",
                     seconds: 120, onTimeout: .fail("no synchronous standby after 120 s")
-                ).description)
+                ).command)
         }
         steps.append(noLongTransaction(model, on: leader))
         if timed && candidate != nil { steps.append("echo requested=\(now)") }
@@ -74,14 +74,14 @@ struct SwitchedOver: Resource {
                     until: PatroniAPI(model, member: candidate).isPrimary, seconds: 60,
                     onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover"),
                     interval: timed ? 0.2 : 1
-                ).description)
+                ).command)
             if timed { steps.append("echo promoted=\(now)") }
         }
         steps.append(
             Poll(
                 until: api.caughtUp(model), seconds: 120,
                 onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
-            ).description)
+            ).command)
         return steps
     }
 
@@ -90,7 +90,7 @@ struct SwitchedOver: Resource {
 
     /// Waits (up to ``longTransactionWait`` seconds) until no client transaction older than `max_transaction_sec`
     /// runs on `leader` (this host): a switchover would end it, and its client would see an error.
-    private static func noLongTransaction(_ model: ClusterModel, on leader: String) -> String {
+    private static func noLongTransaction(_ model: ClusterModel, on leader: String) -> ShellCommand {
         let seconds = model.limits.maximumTransactionSeconds
         let oldest =
             "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
@@ -101,6 +101,6 @@ struct SwitchedOver: Resource {
                 "a transaction has been running on \(leader) for more than \(seconds) s (max_transaction_sec) for "
                     + "\(longTransactionWait) s: the switchover would end it; see pg_stat_activity, end it or wait, "
                     + "then run again")
-        ).description
+        ).command
     }
 }

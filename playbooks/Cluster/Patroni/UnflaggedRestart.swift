@@ -28,9 +28,11 @@ struct UnflaggedRestart: Resource {
 
     /// Waits out the cycle after a reload of patroni.yml on this member first: Patroni may be about to flag.
     var probe: String {
-        PendingRestart.cycleAfter(PatroniNodeRole.reloadedMark, model) + "; "
+        let probe: ShellCommand =
+            "\(PendingRestart.cycleAfter(PatroniNodeRole.reloadedMark, model)); "
             + "echo \"waiting=$(\(model.postgres.run(Self.waitingSQL)) 2>/dev/null)\"; "
             + "if \(PatroniAPI(model, member: host).flagsPendingRestart); then echo flagged=1; fi"
+        return probe.text
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
@@ -42,12 +44,11 @@ struct UnflaggedRestart: Resource {
             Change(
                 "PostgreSQL waits for a restart to apply \(waiting), which Patroni has not flagged: reload Patroni",
                 .shell(
-                    .raw(
-                        PatroniNodeRole.reload.command + " && "
-                            + Poll(
-                                until: flagged, seconds: seconds,
-                                onTimeout: .fail("Patroni has not flagged the restart after \(seconds) s")
-                            ).description)))
+                    PatroniNodeRole.reload.command + " && "
+                        + Poll(
+                            until: flagged, seconds: seconds,
+                            onTimeout: .fail("Patroni has not flagged the restart after \(seconds) s")
+                        ).command))
         ]
     }
 }

@@ -15,8 +15,8 @@ struct PgBackRest {
         self.user = user
     }
 
-    /// `pgbackrest` with `arguments`, already quoted, as ``user``.
-    func callAsFunction(_ arguments: String) -> String {
-        "runuser -u \(user) -- pgbackrest --stanza=\(shellQuote(stanza)) \(arguments)"
+    /// `pgbackrest` with `arguments`, as ``user``.
+    func callAsFunction(_ arguments: ShellCommand) -> ShellCommand {
+        "runuser -u \(user) -- pgbackrest --stanza=\(stanza) \(arguments)"
     }
 }

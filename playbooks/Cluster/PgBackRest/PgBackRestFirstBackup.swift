@@ -6,10 +6,10 @@ import Keel
 /// starting a second one.
 struct PgBackRestFirstBackup: Role {
     let backups: ClusterModel.Backups
-    let condition: String?
+    let condition: ShellCommand?
     let timeout: Duration
 
-    init(_ backups: ClusterModel.Backups, onlyIf condition: String?, timeout: Duration) {
+    init(_ backups: ClusterModel.Backups, onlyIf condition: ShellCommand?, timeout: Duration) {
         self.backups = backups
         self.condition = condition
         self.timeout = timeout
@@ -17,16 +17,18 @@ struct PgBackRestFirstBackup: Role {
 
     var steps: [Step] {
         let pgbackrest = PgBackRest(backups)
-        let elsewhere = condition.map { "! \($0) || " } ?? ""
-        let done = "\(pgbackrest("info")) | grep -q 'full backup:'"
+        let elsewhere: ShellCommand = condition.map { "! \($0) || " } ?? ""
+        let done: ShellCommand = "\(pgbackrest("info")) | grep -q 'full backup:'"
         let unit = "keel-first-backup"
+        let info = "\(backups.path)/backup/\(backups.stanza)/backup.info"
+        let purpose = "Keel: the first full backup of stanza \(backups.stanza)"
+        let backup: ShellCommand = "\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))"
         Command(
             Self.waitingForLock(pgbackrest("stanza-create")), what: "pgBackRest stanza \(backups.stanza) created",
-            unless: "\(elsewhere)[ -e \(backups.path)/backup/\(backups.stanza)/backup.info ]")
+            unless: "\(elsewhere)[ -e \(info) ]")
         Command(
             "systemctl reset-failed \(unit) 2>/dev/null; systemd-run --quiet --unit=\(unit) "
-                + "--description='Keel: the first full backup of stanza \(backups.stanza)' /bin/sh -c "
-                + shellQuote("\(pgbackrest("check")) && \(pgbackrest("--type=full backup"))"),
+                + "--description=\(purpose) /bin/sh -c \(backup.text)",
             what: "first full backup of stanza \(backups.stanza) started",
             unless: "\(elsewhere)\(done) || systemctl is-active -q \(unit)")
         Command(
@@ -38,7 +40,7 @@ struct PgBackRestFirstBackup: Role {
 
     /// `command` run again while pgBackRest refuses it for a lock another of its processes holds (exit 50: a run
     /// that was killed left one running, a scheduled backup, a member's archiving), for up to five minutes.
-    static func waitingForLock(_ command: String) -> String {
-        "(s=50; \(Poll(until: "{ \(command); s=$?; [ $s != 50 ]; }", seconds: 300, onTimeout: .proceed)); exit $s)"
+    static func waitingForLock(_ command: ShellCommand) -> ShellCommand {
+        "(s=50; \(Poll(until: "{ \(command); s=$?; [ $s != 50 ]; }", seconds: 300, onTimeout: .proceed).command); exit $s)"
     }
 }

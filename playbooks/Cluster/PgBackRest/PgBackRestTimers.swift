@@ -4,9 +4,9 @@ import Keel
 /// skipped unless that command succeeds when the timer fires.
 struct PgBackRestTimers: Role {
     let backups: ClusterModel.Backups
-    let condition: String?
+    let condition: ShellCommand?
 
-    init(backups: ClusterModel.Backups, onlyIf condition: String?) {
+    init(backups: ClusterModel.Backups, onlyIf condition: ShellCommand?) {
         self.backups = backups
         self.condition = condition
     }
@@ -31,7 +31,7 @@ struct PgBackRestTimers: Role {
             "cluster/pgbackrest/backup.service", to: Self.service(backups),
             values: [
                 "stanza": .string(backups.stanza), "user": .string(backups.backupUser),
-                "condition": .string(condition ?? ""),
+                "condition": .string(condition?.text ?? ""),
             ])
         for (type, schedule) in [("full", backups.fullSchedule), ("diff", backups.differentialSchedule)] {
             Template(

@@ -7,11 +7,12 @@ struct StanzaDeleted: Resource {
 
     var description: String { "pgbackrest stanza \(backups.stanza) deleted" }
 
-    private var directories: [String] {
-        ["backup", "archive"].map { shellQuote("\(backups.path)/\($0)/\(backups.stanza)") }
-    }
+    private var directories: [String] { ["backup", "archive"].map { "\(backups.path)/\($0)/\(backups.stanza)" } }
 
-    var probe: String { directories.map { "[ -e \($0) ] && echo present; " }.joined() + "true" }
+    var probe: String {
+        (directories.map { directory -> ShellCommand in "[ -e \(directory) ] && echo present; " }.joined(separator: "")
+            + "true").text
+    }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         guard output.text.contains("present") else { return [] }
@@ -21,8 +22,8 @@ struct StanzaDeleted: Resource {
             Change(
                 "stop, stanza-delete",
                 .shell(
-                    "cd / && \(raw: pgbackrest("\(quiet) stop")) && \(raw: pgbackrest("\(quiet) --force stanza-delete")) "
-                        + "&& \(raw: pgbackrest("\(quiet) start"))"))
+                    "cd / && \(pgbackrest("\(quiet) stop")) && \(pgbackrest("\(quiet) --force stanza-delete")) "
+                        + "&& \(pgbackrest("\(quiet) start"))"))
         ]
     }
 }

@@ -20,8 +20,8 @@ enum PostgreSQLPlays {
     static func dataRemoved(_ model: ClusterModel, on hosts: [String]) -> Play {
         Play("data removed", on: model.pattern(hosts), tags: ["postgresql"]) { _ in
             Command(
-                "rm -rf \(shellQuote(model.dataDirectory))", what: "data directory deleted",
-                unless: "[ ! -e \(shellQuote(model.dataDirectory)) ]")
+                "rm -rf \(model.dataDirectory)", what: "data directory deleted",
+                unless: "[ ! -e \(model.dataDirectory) ]")
         }
     }
 }

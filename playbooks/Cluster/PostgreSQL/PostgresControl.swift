@@ -6,22 +6,23 @@ struct PostgresControl {
 
     init(_ model: ClusterModel) { self.model = model }
 
-    private var pgctl: String {
-        "runuser -u postgres -- \(model.binDirectory)/pg_ctl -D \(shellQuote(model.dataDirectory))"
+    private var pgctl: ShellCommand {
+        "runuser -u postgres -- \(model.binDirectory + "/pg_ctl") -D \(model.dataDirectory)"
     }
 
     /// Succeeds when no PostgreSQL runs on the data directory, stopping one that does (fast: sessions end,
     /// nothing is lost).
-    var stopped: String { "{ ! \(pgctl) status >/dev/null 2>&1 || \(pgctl) -m fast -w -t 300 stop >/dev/null; }" }
+    var stopped: ShellCommand { "{ ! \(pgctl) status >/dev/null 2>&1 || \(pgctl) -m fast -w -t 300 stop >/dev/null; }" }
 
     /// Starts PostgreSQL on the data directory in the background for a recovery, logging to `log`: reachable only
     /// through its local socket (no client connects over the network), and without hot standby, so that it takes
     /// no connection before it is promoted and a parameter raised on the primary after the backup (which a hot
     /// standby must match) does not pause the recovery.
-    func startRecovery(log: String) -> String {
-        "\(pgctl) -W -l \(shellQuote(log)) -o \(shellQuote("-c listen_addresses='' -c hot_standby=off")) start >/dev/null"
+    func startRecovery(log: String) -> ShellCommand {
+        let options = "-c listen_addresses='' -c hot_standby=off"
+        return "\(pgctl) -W -l \(log) -o \(options) start >/dev/null"
     }
 
     /// Succeeds while PostgreSQL runs on the data directory.
-    var running: String { "\(pgctl) status >/dev/null 2>&1" }
+    var running: ShellCommand { "\(pgctl) status >/dev/null 2>&1" }
 }

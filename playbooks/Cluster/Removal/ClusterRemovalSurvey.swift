@@ -90,11 +90,11 @@ public struct ClusterRemovalSurvey: Sendable {
         let etcdctl = Etcdctl(model, member: model.address(of: etcdHost))
         let begun = "keel-removal-begun"
         let read = await fleet.run([try inventory.target(for: etcdHost)]) { _, transport in
-            try await transport.run(
+            let read: ShellCommand =
                 "[ -d \(EtcdBootstrap.dataDirectory) ] || exit 0; "
-                    + "[ -e \(shellQuote(EtcdRemovalMarked.path(model))) ] && { echo \(begun); exit 0; }; "
-                    + etcdctl("--dial-timeout=2s get '' --prefix --keys-only"),
-                timeout: .seconds(15))
+                + "[ -e \(EtcdRemovalMarked.path(model)) ] && { echo \(begun); exit 0; }; "
+                + etcdctl("--dial-timeout=2s get '' --prefix --keys-only")
+            return try await transport.run(read.text, timeout: .seconds(15))
         }[0]
         switch read {
         case .done(let result, _) where result.succeeded:
@@ -118,13 +118,13 @@ public struct ClusterRemovalSurvey: Sendable {
         ) { target, transport in
             let paths = Self.paths(
                 on: target.name, model, removingEtcd: removingEtcd, deletingBackups: deletingBackups)
-            var read =
-                "for p in \(paths.map(shellQuote).joined(separator: " ")); do "
-                + "[ -e \"$p\" ] && echo \"$p $(du -sh \"$p\" 2>/dev/null | cut -f1)\"; done; true"
+            let words = paths.map { path -> ShellCommand in "\(path)" }.joined(separator: " ")
+            var read: ShellCommand =
+                "for p in \(words); do [ -e \"$p\" ] && echo \"$p $(du -sh \"$p\" 2>/dev/null | cut -f1)\"; done; true"
             if model.databaseHosts.contains(target.name) {
-                read += "; " + ClusterIdentity.read(model)
+                read = read + "; " + ClusterIdentity.read(model)
             }
-            return try await transport.run(read, timeout: .seconds(60)).stdoutText
+            return try await transport.run(read.text, timeout: .seconds(60)).stdoutText
         }
         var identities: [String: ClusterIdentity] = [:]
         for (host, outcome) in zip(hosts, outcomes) {
@@ -145,10 +145,9 @@ public struct ClusterRemovalSurvey: Sendable {
             let host = backups.repositoryHost ?? model.databaseHosts[0]
             let read = await fleet.run([try inventory.target(for: host)]) { _, transport in
                 let status = try? await BackupStatus.read(backups, host: host, transport: transport)
-                let size = try await transport.run(
-                    "du -sh \(shellQuote(backups.path + "/archive/" + backups.stanza)) 2>/dev/null | cut -f1",
-                    timeout: .seconds(60)
-                ).stdoutText
+                let archive = backups.path + "/archive/" + backups.stanza
+                let du: ShellCommand = "du -sh \(archive) 2>/dev/null | cut -f1"
+                let size = try await transport.run(du.text, timeout: .seconds(60)).stdoutText
                 return (status, size.trimmingCharacters(in: .whitespacesAndNewlines))
             }[0]
             if case .done(let (status, size), _) = read {

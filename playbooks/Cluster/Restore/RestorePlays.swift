@@ -46,7 +46,7 @@ struct RestorePlays {
         Play("replicas cloned from the restored leader", on: model.pattern(others)) { host in
             plan.stage(
                 "cloned", "data directory emptied, cloned from \(plan.restoreHost)",
-                command: "systemctl stop patroni && find \(shellQuote(model.dataDirectory)) -mindepth 1 -delete "
+                command: "systemctl stop patroni && find \(model.dataDirectory) -mindepth 1 -delete "
                     + "&& systemctl enable --now patroni")
             MemberInService(model: model, host: host.name).steps
             WaitFor(
@@ -91,9 +91,9 @@ struct RestorePlays {
     /// until the archiver has archived the switched segment: every commit until then is in the archive.
     private func stopped(leader: Bool) -> JournalStage {
         let postgres = PostgresControl(model)
-        let stop =
-            "systemctl disable --now patroni" + (model.pgbouncer != nil ? " && systemctl stop pgbouncer" : "")
-            + " && \(postgres.stopped)"
+        let stop: ShellCommand =
+            "systemctl disable --now patroni\(raw: model.pgbouncer != nil ? " && systemctl stop pgbouncer" : "") "
+            + "&& \(postgres.stopped)"
         return plan.stage(
             "stopped",
             (leader ? "WAL archived, " : "") + (model.pgbouncer == nil ? "patroni" : "patroni and pgbouncer")
@@ -104,17 +104,16 @@ struct RestorePlays {
     /// On the leader, while its PostgreSQL runs as the primary: a commit (so that recovery to any earlier moment
     /// has a commit after it to stop at), a WAL switch, and the archiver's word that it archived the switched
     /// segment (within 60 s). Where PostgreSQL no longer runs as the primary (a resumed restore), nothing.
-    private static func archived(_ model: ClusterModel) -> String {
-        let primary = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" = f ]"
+    private static func archived(_ model: ClusterModel) -> ShellCommand {
+        let primary: ShellCommand = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" = f ]"
         let switched = "SELECT pg_walfile_name(pg_switch_wal())"
         // The segment's name (hex digits, from PostgreSQL) goes into the query between its quotes.
-        let done =
-            "printf \(shellQuote("SELECT last_archived_wal >= '%s' FROM pg_stat_archiver\\n")) \"$s\" | "
-            + model.postgres.psql()
-        return """
-            { ! \(primary) || { \(model.postgres.run("SELECT txid_current()")) >/dev/null && \
-            s=$(\(model.postgres.run(switched))) && \
-            \(Poll(until: "[ \"$(\(done))\" = t ]", seconds: 60, onTimeout: .fail("the segment switched to was not archived within 60 s"))); }; }
-            """
+        let query = "SELECT last_archived_wal >= '%s' FROM pg_stat_archiver\\n"
+        let done: ShellCommand = "printf \(query) \"$s\" | \(model.postgres.psql())"
+        let archived = Poll(
+            until: "[ \"$(\(done))\" = t ]", seconds: 60,
+            onTimeout: .fail("the segment switched to was not archived within 60 s"))
+        return "{ ! \(primary) || { \(model.postgres.run("SELECT txid_current()")) >/dev/null && "
+            + "s=$(\(model.postgres.run(switched))) && \(archived.command); }; }"
     }
 }

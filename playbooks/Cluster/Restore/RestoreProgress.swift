@@ -57,7 +57,9 @@ extension RestorePlan {
     }
 
     /// The restore's stage `stage` on a host: `command`, run once (``JournalStage``).
-    func stage(_ stage: String, _ summary: String, command: String, timeout: Duration = .seconds(600)) -> JournalStage {
+    func stage(_ stage: String, _ summary: String, command: ShellCommand, timeout: Duration = .seconds(600))
+        -> JournalStage
+    {
         JournalStage(
             flow: RestoreProgress.flow, id: id, stage: stage, summary: summary, command: command, timeout: timeout)
     }

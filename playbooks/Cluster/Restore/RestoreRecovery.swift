@@ -14,36 +14,35 @@ struct RestoreRecovery: Role {
     var steps: [Step] {
         let backups = model.backups!
         let postgres = PostgresControl(model)
-        let data = shellQuote(model.dataDirectory)
+        let restore = PgBackRest(backups, as: "postgres")(
+            "--delta --archive-mode=preserve --log-level-console=warn restore "
+                + plan.target.restoreOptions(set: plan.set.label))
         plan.stage(
             RestoreProgress.restored,
             "data directory restored from \(plan.set.label) (pgBackRest delta)",
-            command: "\(postgres.stopped) && "
-                + PgBackRest(backups, as: "postgres")(
-                    "--delta --archive-mode=preserve --log-level-console=warn restore "
-                        + plan.target.restoreOptions(set: plan.set.label)),
-            timeout: model.limits.dataCopyTimeout)
+            command: "\(postgres.stopped) && \(restore)", timeout: model.limits.dataCopyTimeout)
         plan.stage(
             "promoted", "recovered \(plan.target.description), promoted, checked",
             command: recovered(postgres), timeout: model.limits.dataCopyTimeout)
         plan.stage(
             "dcs-cleared", "cluster keys deleted from etcd (\(model.dcsPrefix))",
-            command: Etcdctl(model, client: .patroni)("del --prefix \(shellQuote(model.dcsPrefix))") + " >/dev/null")
+            command: Etcdctl(model, client: .patroni)("del --prefix \(model.dcsPrefix)") + " >/dev/null")
         // patroni.dynamic.json came with the backup: Patroni would seed the configuration from it.
         plan.stage(
             RestoreProgress.leading, "patroni started on the restored data",
-            command: "rm -f \(data)/patroni.dynamic.json && systemctl enable --now patroni")
+            command: "rm -f \(model.dataDirectory + "/patroni.dynamic.json") && systemctl enable --now patroni")
     }
 
     /// Starts PostgreSQL by hand (unless a killed run left it promoted), waits until recovery has ended with a
     /// promotion, checks it, clears the recovery settings pgBackRest wrote, waits for the new timeline's WAL to be
     /// archived, and stops it.
-    private func recovered(_ postgres: PostgresControl) -> String {
-        let log = shellQuote(Self.log)
+    private func recovered(_ postgres: PostgresControl) -> ShellCommand {
+        let log = Self.log
         let patience = Int(model.limits.dataCopyTimeout.components.seconds / 2)
-        func fail(_ message: String) -> String { "{ echo \(shellQuote(message)) >&2; tail -n 20 \(log) >&2; exit 1; }" }
-        var checks = [
-            "tl=$(\(model.postgres.run("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)")))",
+        func fail(_ message: String) -> ShellCommand { "{ echo \(message) >&2; tail -n 20 \(log) >&2; exit 1; }" }
+        let timelineSQL = "SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)"
+        var checks: [ShellCommand] = [
+            "tl=$(\(model.postgres.run(timelineSQL)))",
             "grep -q 'selected new timeline ID' \(log) || \(fail("PostgreSQL did not start a new timeline"))",
         ]
         if let timeline = plan.timeline {
@@ -59,27 +58,25 @@ struct RestoreRecovery: Role {
             "recovery_target_timeline",
         ]
         let ready = "SELECT count(*) FROM pg_ls_dir('pg_wal/archive_status') AS f WHERE f LIKE '%.ready'"
-        let inRecovery = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
+        let inRecovery: ShellCommand = "[ \"$(\(model.postgres.run("SELECT pg_is_in_recovery()")) 2>/dev/null)\" != f ]"
         // A PostgreSQL left recovering by a killed run is started again with these settings; a promoted one stays.
         // Its log starts empty (written as postgres, whose directory it is), so that the checks below read this
         // recovery's lines, never an earlier restore's.
-        let started =
+        let emptied: ShellCommand = ": > \(log)"
+        let started: ShellCommand =
             "{ ! \(postgres.running) || ! \(inRecovery) || \(postgres.stopped); } && "
-            + "{ \(postgres.running) || { runuser -u postgres -- sh -c \(shellQuote(": > \(log)")) && "
-            + "\(postgres.startRecovery(log: Self.log)); }; }"
-        let promoted =
+            + "{ \(postgres.running) || { runuser -u postgres -- sh -c \(emptied.text) && \(postgres.startRecovery(log: log)); }; }"
+        let promoted: ShellCommand =
             "i=0; while \(inRecovery); do sleep 2; "
             + "\(postgres.running) || \(fail("PostgreSQL stopped before the recovery was complete")); "
             + "i=$((i + 1)); [ $i -lt \(patience) ] || \(fail("still recovering")); done"
-        let reset: [String] = settings.map { model.postgres.run("ALTER SYSTEM RESET \($0)") + " >/dev/null" }
-        let archivedAll =
+        let reset = settings.map { model.postgres.run("ALTER SYSTEM RESET \($0)") + " >/dev/null" }
+        let archivedAll: ShellCommand =
             "i=0; until [ \"$(\(model.postgres.run(ready)))\" = 0 ]; do "
             + "i=$((i + 1)); [ $i -lt 120 ] || \(fail("the new timeline's WAL is not archived after 120 s")); "
             + "sleep 1; done"
-        let steps: [String] =
-            [started, promoted] + checks + reset + [
-                model.postgres.run("CHECKPOINT") + " >/dev/null", archivedAll, postgres.stopped,
-            ]
+        let checkpoint = model.postgres.run("CHECKPOINT") + " >/dev/null"
+        let steps: [ShellCommand] = [started, promoted] + checks + reset + [checkpoint, archivedAll, postgres.stopped]
         return steps.joined(separator: " &&\n")
     }
 }

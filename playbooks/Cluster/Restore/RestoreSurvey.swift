@@ -19,7 +19,7 @@ public enum RestoreSurvey {
         ) { target, transport in
             let progress = try await transport.run(JournalRecord.readAll, timeout: .seconds(10)).stdoutText
             guard model.databaseHosts.contains(target.name) else { return (progress, nil as ClusterIdentity?) }
-            return (progress, ClusterIdentity(try await transport.run(ClusterIdentity.read(model)).stdoutText))
+            return (progress, ClusterIdentity(try await transport.run(ClusterIdentity.read(model).text).stdoutText))
         }
         var records: [String: RestoreProgress] = [:]
         var identities: [String: ClusterIdentity] = [:]

@@ -87,14 +87,12 @@ public enum RestoreTarget: Sendable, Equatable, Codable {
 
     /// pgBackRest's restore options for it, with the set chosen. Recovery follows the newest timeline in the
     /// archive (PostgreSQL's default), so a target after a failover is reached on the timeline the cluster then ran.
-    func restoreOptions(set: String) -> String {
+    func restoreOptions(set: String) -> ShellCommand {
         switch self {
         case .time(let moment), .backupSet(_, .some(let moment)):
-            "--set=\(shellQuote(set)) --type=time --target=\(shellQuote(moment.utc)) --target-action=promote"
-        case .backupSet(_, nil):
-            "--set=\(shellQuote(set)) --type=immediate --target-action=promote"
-        case .latest:
-            "--set=\(shellQuote(set)) --type=default"
+            "--set=\(set) --type=time --target=\(moment.utc) --target-action=promote"
+        case .backupSet(_, nil): "--set=\(set) --type=immediate --target-action=promote"
+        case .latest: "--set=\(set) --type=default"
         }
     }
 

@@ -82,7 +82,7 @@ public struct ClusterStatus: Codable, Sendable {
     }
 
     /// `etcdctl endpoint health` of every member, as JSON, each given `seconds` to answer (2 to connect).
-    private static func etcdHealth(_ model: ClusterModel, seconds: Int) -> String {
+    private static func etcdHealth(_ model: ClusterModel, seconds: Int) -> ShellCommand {
         Etcdctl(model, client: .patroni)("--dial-timeout=2s --command-timeout=\(seconds)s endpoint health -w json")
             + " 2>/dev/null"
     }

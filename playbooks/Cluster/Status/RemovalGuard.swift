@@ -19,7 +19,8 @@ struct RemovalGuard: Resource {
 
     var probe: String {
         RunningClusterProbe.command(
-            model, members: model.databaseHosts, etcdMembers: model.etcdHosts.filter { !leaving.contains($0) })
+            model, members: model.databaseHosts, etcdMembers: model.etcdHosts.filter { !leaving.contains($0) }
+        ).text
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {

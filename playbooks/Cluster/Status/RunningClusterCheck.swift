@@ -20,7 +20,7 @@ struct RunningClusterCheck: Resource {
 
     var description: String { "the running cluster is healthy" }
 
-    var probe: String { RunningClusterProbe.command(model, members: members, etcdMembers: etcdMembers) }
+    var probe: String { RunningClusterProbe.command(model, members: members, etcdMembers: etcdMembers).text }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         let (cluster, etcd) = RunningClusterProbe.parts(output)

@@ -6,10 +6,10 @@ import Keel
 enum RunningClusterProbe {
     private static let separator = "--- etcd:"
 
-    static func command(_ model: ClusterModel, members: [String], etcdMembers: [String]) -> String {
+    static func command(_ model: ClusterModel, members: [String], etcdMembers: [String]) -> ShellCommand {
         let patroni = members.map { PatroniAPI(model, member: $0).get("/cluster") }.joined(separator: " || ")
         let etcd = Etcdctl(model, client: .patroni, members: etcdMembers.map(model.address(of:)))
-        return "{ \(patroni) || true; }; echo; echo '\(separator)'; "
+        return "{ \(patroni) || true; }; echo; echo \(separator); "
             + etcd("--dial-timeout=2s --command-timeout=3s endpoint health -w json") + " 2>/dev/null || true"
     }
 

@@ -32,13 +32,13 @@ enum MemberDrain {
 
     /// Succeeds once the member's `/replica` check fails and, when another replica can be the synchronous standby,
     /// it is not; then waits out the balancers' checks (every 3 s, down after 3 failures, 1 s apart once failing).
-    private static func applied(_ model: ClusterModel, member: String) -> String {
+    private static func applied(_ model: ClusterModel, member: String) -> ShellCommand {
         let api = PatroniAPI(model, member: member)
-        var check = "! \(api.get("/replica")) >/dev/null"
+        var check: ShellCommand = "! \(api.get("/replica")) >/dev/null"
         if model.patroni.synchronousMode && model.synchronousCandidates > 1 {
-            check += " && ! \(api.get("/cluster")) | python3 -c \(shellQuote(isSyncStandby)) \(shellQuote(member))"
+            check = check + " && ! \(api.get("/cluster")) | python3 -c \(isSyncStandby) \(member)"
         }
-        return model.haproxy != nil ? "\(check) && sleep 6" : check
+        return model.haproxy != nil ? check + " && sleep 6" : check
     }
 
     /// Succeeds when the member named by the first argument is the synchronous standby in `/cluster` on stdin.
