@@ -8,7 +8,7 @@ import Keel
 /// is recorded on its host (``RestoreProgress``): a run killed at any step resumes, and a finished one changes
 /// nothing.
 public struct RestoreFlow: ClusterFlow, Sendable {
-    public static let name = "restore"
+    public static let name = RestoreProgress.flow
     public static let summary =
         "Restore the cluster to a moment or a backup set from pgBackRest (the cluster's name typed confirms it)."
     public static let writesSecrets = false

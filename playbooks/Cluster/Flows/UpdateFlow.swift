@@ -10,7 +10,7 @@ import Keel
 /// hosts: those already current are not touched, and a host an update killed earlier left out of service is
 /// brought back first. Run again, it finds every package current and changes nothing.
 public struct UpdateFlow: ClusterFlow, Sendable {
-    public static let name = "update"
+    public static let name = UpdateJournal.flow
     public static let summary =
         "Update the cluster's packages to their newest release, one host at a time, the leader after a switchover."
     public static let writesSecrets = false
@@ -86,12 +86,6 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         let hosts = try await UpdateSurvey.read(model, components: components, inventory: inventory, fleet: fleet)
         let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
         return try UpdateFlow(hosts: hosts, status: status, model: model)
-    }
-
-    /// Whether a host's journal (as ``JournalRecord/readAll`` printed it) holds an update that stopped before the
-    /// host was back in service.
-    static func leftUnfinished(_ journal: String) -> Bool {
-        JournalRecord.parse(journal).contains { $0.flow == name && $0.isUnfinished }
     }
 
     /// The hosts in the order they are updated: those left out of service first, the replicas, the leader, the

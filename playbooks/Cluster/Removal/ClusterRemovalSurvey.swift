@@ -47,7 +47,7 @@ public struct ClusterRemovalSurvey: Sendable {
             }
         } else {
             // Not a member, whose /var/lib/keel goes whole: the record of an update there.
-            paths.append(JournalRecord.path(UpdateFlow.name))
+            paths.append(JournalRecord.path(UpdateJournal.flow))
         }
         if removingEtcd && model.etcdHosts.contains(host) {
             paths += EtcdRole.footprint(model)
@@ -58,7 +58,7 @@ public struct ClusterRemovalSurvey: Sendable {
         if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
             paths +=
                 SSHTrust.Files(in: SSHTrust.repositoryHome).all + [
-                    SSHTrust.command, JournalRecord.path(RestoreFlow.name),
+                    SSHTrust.command, JournalRecord.path(RestoreProgress.flow),
                 ]
             if deletingBackups { paths.append(PgBackRestPlays.configuration) }
         }

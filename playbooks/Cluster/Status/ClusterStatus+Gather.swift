@@ -85,7 +85,7 @@ extension ClusterStatus {
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { _, transport in
-            UpdateFlow.leftUnfinished(
+            UpdateJournal.leftUnfinished(
                 try await transport.run(JournalRecord.readAll, timeout: .seconds(5)).stdoutText)
         }
         return Set(zip(hosts, outcomes).filter { if case .done(true, _) = $0.1 { true } else { false } }.map(\.0))

@@ -68,7 +68,7 @@ public struct ClusterStatus: Codable, Sendable {
             }
         }
         let records = try await journal.stdoutText
-        if UpdateFlow.leftUnfinished(records) { status.updateUnfinished = [host] }
+        if UpdateJournal.leftUnfinished(records) { status.updateUnfinished = [host] }
         if let progress = RestoreProgress.read(records) {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished

@@ -48,7 +48,7 @@ enum UpdatePlays {
             // Every etcd member healthy: this one stopping leaves a quorum.
             if etcd { WaitFor(.command(allEtcd.health, what: "every etcd member healthy"), timeout: .seconds(120)) }
             JournalBegun(
-                flow: UpdateFlow.name, id: id,
+                flow: UpdateJournal.flow, id: id,
                 plan: JournalRecord.encode(["updates": planned.updates.map(\.description)]),
                 replacing: .any)
             if drained { try MemberDrain.out(model, host: host) }
@@ -73,7 +73,7 @@ enum UpdatePlays {
                 if model.databaseHosts.count > 1 { HAProxyRole.routes(to: "replicas") }
                 if model.vip != nil { Service("keepalived", state: .started, enabled: true) }
             }
-            JournalStage.finished(flow: UpdateFlow.name, id: id, summary: "recorded as back in service")
+            JournalStage.finished(flow: UpdateJournal.flow, id: id, summary: "recorded as back in service")
         }
     }
 }

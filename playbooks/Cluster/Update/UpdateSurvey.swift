@@ -24,7 +24,7 @@ public enum UpdateSurvey {
             let names = components.flatMap { $0.packages(on: target.name, model) }
             let become = target.become ?? Become()
             let journal = try await transport.run(JournalRecord.readAll, become: become, timeout: .seconds(10))
-            let unfinished = UpdateFlow.leftUnfinished(journal.stdoutText)
+            let unfinished = UpdateJournal.leftUnfinished(journal.stdoutText)
             guard !names.isEmpty else { return (unfinished, "") }
             let read = try await transport.run(PackageUpdate.read(names), become: become, timeout: .seconds(700))
             guard read.succeeded else {

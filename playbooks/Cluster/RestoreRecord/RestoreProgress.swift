@@ -5,7 +5,7 @@ import Keel
 /// read back. Every stage of a restore reads it, so a run killed at any step resumes where it stopped, and a
 /// finished restore stays recorded (``RestoreSurvey`` and `keel status` read it).
 public struct RestoreProgress: Sendable {
-    public static let flow = RestoreFlow.name
+    public static let flow = "restore"
     /// The restore host's stage that replaces its data, and the one after which it serves the restored data.
     static let restored = "restored"
     static let leading = "leading"
