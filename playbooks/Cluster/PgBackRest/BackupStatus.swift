@@ -41,12 +41,9 @@ public struct BackupStatus: Codable, Sendable {
     static func read(_ backups: ClusterModel.Backups, host: String, transport: any Transport) async throws
         -> BackupStatus
     {
-        let command = "pgbackrest --stanza=\(shellQuote(backups.stanza)) info --output=json"
-        let user = backups.backupUser
         async let timers = transport.run(runsCommand(backups), timeout: .seconds(10))
         let result = try await transport.run(
-            "if [ \"$(id -u)\" = 0 ]; then runuser -u \(user) -- \(command); else sudo -n -u \(user) \(command); fi",
-            timeout: .seconds(30))
+            PgBackRest(backups).fromAnyAccount("info --output=json"), timeout: .seconds(30))
         guard result.succeeded else { throw ResourceError("pgbackrest info failed on \(host): \(result.stderrText)") }
         var status = try parse(Data(result.stdout), repository: backups.repositoryHost ?? backups.path)
         status.runs = parseRuns((try await timers).stdoutText, host: host)

@@ -16,7 +16,13 @@ struct PgBackRest {
     }
 
     /// `pgbackrest` with `arguments`, as ``user``.
-    func callAsFunction(_ arguments: ShellCommand) -> ShellCommand {
-        "runuser -u \(user) -- pgbackrest --stanza=\(stanza) \(arguments)"
+    func callAsFunction(_ arguments: ShellCommand) -> ShellCommand { "runuser -u \(user) -- \(command(arguments))" }
+
+    /// The same from root (through `runuser`) or from an account that may `sudo` (`keel status` run as itself).
+    func fromAnyAccount(_ arguments: ShellCommand) -> ShellCommand {
+        "if [ \"$(id -u)\" = 0 ]; then runuser -u \(user) -- \(command(arguments)); "
+            + "else sudo -n -u \(user) \(command(arguments)); fi"
     }
+
+    private func command(_ arguments: ShellCommand) -> ShellCommand { "pgbackrest --stanza=\(stanza) \(arguments)" }
 }
