@@ -83,9 +83,6 @@ public enum ReferenceVariable {
         published[name]?.values.contains(fingerprint(value)) ?? false
     }
 
-    /// Every variable of the reference's files, with the file it comes from (the newest release's).
-    static let published = publishedCommon.merging(publishedElsewhere) { common, _ in common }
-
     /// A variable of the reference's files (``published``).
     struct Published {
         /// The file it comes from, in the newest release that has it: a role's defaults (`common`, `consul`…),
