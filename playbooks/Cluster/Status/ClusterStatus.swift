@@ -51,10 +51,11 @@ public struct ClusterStatus: Codable, Sendable {
         let (members, paused) = try Member.decode(Data(patroni.stdout))
         let decode = { (output: [UInt8]) in (try? JSONDecoder().decode([EtcdMember].self, from: Data(output))) ?? [] }
         var etcd = decode(try await health.stdout)
-        // Short of quorum, the members are asked once more, with more time, before the cluster counts as without
-        // one (a flow refuses it): on a loaded host all of them can miss the first deadline together. A member cut
-        // off alone leaves a quorum, and the status its answer within seconds.
-        if etcd.filter(\.health).count * 2 <= model.etcdHosts.count {
+        // When no member answered healthy, they are asked once more, with more time, before the cluster counts as
+        // without a quorum (a flow refuses it): on a loaded host all of them can miss the first deadline together.
+        // When some answered, the answer stands, so that the status comes within seconds with a member cut off —
+        // also the etcd leader, whose peers may be electing a new one at that moment.
+        if !etcd.contains(where: \.health) {
             etcd = decode(try await transport.run(Self.etcdHealth(model, seconds: 8), timeout: .seconds(12)).stdout)
         }
         var status = ClusterStatus(
