@@ -27,9 +27,10 @@ struct PGDGSource: Role {
 
                 """)
         // `apt-cache policy` lists a source once its lists are fetched.
+        let listed = " \(repository.url) bookworm-pgdg/main "
         Command(
             "timeout 300 apt-get update -q -o Acquire::http::Timeout=30 -o Acquire::Retries=3",
             what: "apt's lists of the PGDG repository",
-            unless: "apt-cache policy | grep -qF \(" \(repository.url) bookworm-pgdg/main " as String)")
+            unless: "apt-cache policy | grep -qF \(listed)")
     }
 }

@@ -43,7 +43,7 @@ extension ClusterModel {
 
         /// Throws when `value`, the inventory's `what` at `origin`, is not of this kind: secrets and free text are
         /// not shown; names are, with control characters written out, and cut short.
-        func check(_ value: String, named what: String, at origin: SourceLocation) throws(InventoryError) {
+        func check(_ value: String, named what: String, at origin: SourceLocation?) throws(InventoryError) {
             guard let problem = problem(with: value) else { return }
             let shown = self == .line || self == .password ? "" : " " + quotedForDisplay(value)
             throw InventoryError("\(what)\(shown) cannot be used: \(problem)", at: origin)

@@ -109,7 +109,7 @@ extension VariableReader {
     /// The variable's text; with `kind`, checked to be of that kind (where it lands: a unit, a path, SQL…).
     func string(_ variable: ClusterVariable, _ kind: ClusterModel.ValueKind? = nil) throws(InventoryError) -> String? {
         guard let value = try string([variable.rawValue]) else { return nil }
-        if let kind, let origin = origin(variable) { try kind.check(value, named: variable.rawValue, at: origin) }
+        try kind?.check(value, named: variable.rawValue, at: origin(variable))
         return value
     }
     func int(_ variable: ClusterVariable, in range: ClosedRange<Int>? = nil) throws(InventoryError) -> Int? {
