@@ -49,7 +49,7 @@ extension LabTests {
     }
 
     @Test(
-        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer (refused cases change nothing); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, no password rotated",
+        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated",
         .lab(hosts: 5, fresh: true)
     )
     func killedRunsConverge() async throws {
@@ -111,8 +111,17 @@ extension LabTests {
         let noop = try await KeelBinary.run(deploy + ["--events", events])
         let changedNoop = try EventStream(path: events).changedPerHost
         #expect(noop.status == 0 && changedNoop.values.allSatisfy { $0 == 0 }, "\(noop)")
+        // A second writer, through the balancers' PgBouncer: it must never see an error.
+        try await startPooledWriter(cluster, on: "h3")
         try await switchovers(cluster, writerHost: "h2")
+        try await pooledWriterClean(cluster, "h3", after: "the switchovers")
         try await updates(cluster, writerHost: "h2")
+        try await pooledWriterClean(cluster, "h3", after: "the update")
+        let pooled = try await stopPooledWriter(cluster, on: "h3")
+        print(
+            "the writer through PgBouncer (VIP:6432): \(pooled.acknowledged) rows acknowledged, \(pooled.missing) "
+                + "missing, longest wait \(pooled.longestWait) s")
+        #expect(pooled.missing == 0 && pooled.acknowledged > 20, "\(pooled)")
         _ = try await remote(
             inventory, "h2",
             "touch /tmp/writer.stop; for i in $(seq 30); do [ -f /tmp/writer.done ] && break; sleep 1; done")

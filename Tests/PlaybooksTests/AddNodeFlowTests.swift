@@ -37,7 +37,7 @@ struct AddNodeFlowTests {
             plays == [
                 "pre-flight on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16,10.213.0.14,10.213.0.15",
                 "running cluster on 10.213.0.11", "common on 10.213.0.16", "etcd members joining on !all",
-                "patroni access for new members on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "postgresql and patroni on 10.213.0.16", "patroni members joining on 10.213.0.16",
                 "pgbouncer on 10.213.0.16", "pgbouncer restarts on 10.213.0.16", "haproxy on 10.213.0.14,10.213.0.15",
             ], "\(plays)")

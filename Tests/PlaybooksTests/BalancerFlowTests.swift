@@ -100,14 +100,18 @@ struct BalancerFlowTests {
                 "every balancer is new") == true)
     }
 
-    @Test("add-balancer: HAProxy on the new host routes before keepalived changes anywhere; holder reloaded last")
+    @Test(
+        "add-balancer: the members let its PgBouncer in; HAProxy on the new host routes before keepalived changes anywhere; holder reloaded last"
+    )
     func addPlays() throws {
         let (model, _) = try ClusterModelTests().load(hosts: Self.withNewBalancer)
         let playbook = AddBalancerFlow(hosts: []).playbook(model, patroniWheel: [])
         #expect(
             playbook.plays.map { "\($0.name) on \($0.hosts)\($0.serial.map { " serial \($0)" } ?? "")" } == [
                 "pre-flight on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.14,10.213.0.15,10.213.0.17",
-                "common on 10.213.0.17", "haproxy on 10.213.0.17", "haproxy routes to replicas on 10.213.0.17",
+                "common on 10.213.0.17", "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "pgbouncer on 10.213.0.17", "pgbouncer restarts on 10.213.0.17 serial 1", "haproxy on 10.213.0.17",
+                "haproxy routes to replicas on 10.213.0.17",
                 "keepalived configuration on 10.213.0.14,10.213.0.15,10.213.0.17",
                 "keepalived backups on 10.213.0.14,10.213.0.15,10.213.0.17 serial 1",
                 "keepalived VIP holder on 10.213.0.14,10.213.0.15,10.213.0.17",
@@ -116,7 +120,9 @@ struct BalancerFlowTests {
         #expect(playbook.plays.allSatisfy { $0.anyErrorsFatal })
     }
 
-    @Test("remove-balancer: refused for the last balancer; the VIP handed over first, HAProxy stopped last")
+    @Test(
+        "remove-balancer: refused for the last balancer; the VIP handed over first, HAProxy and PgBouncer stopped, then its pg_hba line gone"
+    )
     func removal() throws {
         #expect(
             try refusal(RemoveBalancerFlow(hosts: []))
@@ -137,7 +143,11 @@ struct BalancerFlowTests {
                 "VIP handed over on 10.213.0.14", "keepalived configuration on 10.213.0.15,10.213.0.17",
                 "keepalived backups on 10.213.0.15,10.213.0.17", "keepalived VIP holder on 10.213.0.15,10.213.0.17",
                 "keepalived on 10.213.0.15,10.213.0.17", "haproxy stopped on 10.213.0.14",
+                "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13",
             ])
+        let remaining = try ClusterModelTests().load(hosts: Self.withNewBalancer.replacingOccurrences(of: "[balancers]\n10.213.0.14\n", with: "[balancers]\n")).0
+        #expect(!remaining.memberHBA.contains { $0.contains("10.213.0.14/32") })
+        #expect(model.memberHBA.contains("hostssl all all 10.213.0.14/32 scram-sha-256"))
     }
 }
 

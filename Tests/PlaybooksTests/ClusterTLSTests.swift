@@ -15,13 +15,16 @@ struct ClusterTLSTests {
         return path
     }
 
-    @Test("each database host's certificate is signed by the cluster's CA and valid for its address and the VIP")
+    @Test(
+        "each database host's certificate, and each balancer's for its PgBouncer, is signed by the cluster's CA and valid for its address and the VIP"
+    )
     func issued() throws {
         let (model, directory) = try ClusterModelTests().load()
         let tls = try #require(model.tls)
-        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts))
+        #expect(!model.balancerPoolers.isEmpty)
+        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts + model.balancerPoolers))
         let authority = try file(tls.authority, in: directory, "ca.crt")
-        for host in model.databaseHosts {
+        for host in model.databaseHosts + model.balancerPoolers {
             let issued = try #require(tls.hosts[host])
             #expect(issued.key.reveal().contains("BEGIN PRIVATE KEY") && "\(issued.key)" == "***")
             let certificate = try file(issued.certificate, in: directory, "\(host).crt")

@@ -68,7 +68,7 @@ struct RemoveNodeFlowTests {
             playbook.plays.map { "\($0.name) on \($0.hosts)" } == [
                 "removal guard on 10.213.0.11", "haproxy on 10.213.0.14,10.213.0.15", "patroni stopped on 10.213.0.13",
                 "members forgotten on 10.213.0.11,10.213.0.12", "member slots dropped on 10.213.0.11,10.213.0.12",
-                "patroni access for new members on 10.213.0.11,10.213.0.12", "etcd members leaving on 10.213.0.11",
+                "patroni access on 10.213.0.11,10.213.0.12", "etcd members leaving on 10.213.0.11",
                 "etcd stopped on 10.213.0.13", "data removed on 10.213.0.13",
             ])
     }

@@ -38,9 +38,13 @@ struct SwitchoverFlowTests {
             flow.plan(model)?.contains(
                 "hand the leader's role to 10.213.0.12 (the synchronous standby, streaming on timeline 3, 0 B behind)")
                 == true, "\(flow.plan(model) ?? "")")
+        // The balancers' PgBouncers pause around the hand-over itself, not while the checks may wait.
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }
-                == ["switchover on 10.213.0.11"])
+            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+                "switchover checks on 10.213.0.11", "pgbouncer paused on 10.213.0.14,10.213.0.15",
+                "switchover on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
+                "former leader streaming on 10.213.0.11",
+            ])
     }
 
     @Test(
@@ -138,12 +142,14 @@ struct SwitchoverFlowTests {
         let post = try #require(steps.firstIndex { $0.text.contains("/switchover") })
         #expect(wait < post)
         // Run with a psql that finds no such transaction, the wait ends at once.
+        let noLongTransaction = SwitchedOver.noLongTransaction(patient, on: "10.213.0.11")
+        #expect(steps[wait].text.contains(noLongTransaction.text))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-xact-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         try Shell.writeExecutable(scratch.appendingPathComponent("runuser").path, "#!/bin/sh\ncat >/dev/null\necho 0\n")
         let none = try Shell.capture(
-            "/bin/sh", ["-c", steps[wait].text], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
+            "/bin/sh", ["-c", noLongTransaction.text], environment: ["PATH": scratch.path + ":/usr/bin:/bin"])
         #expect(none.status == 0 && none.output.isEmpty, "\(none)")
         #expect(
             ClusterModelTests().error(vars: ClusterModelTests.vars + "\nmax_transaction_sec: 0\n")?.message.contains(

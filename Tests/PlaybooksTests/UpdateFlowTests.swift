@@ -36,7 +36,10 @@ struct UpdateFlowTests {
         #expect(
             flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "update 10.213.0.13 on 10.213.0.13", "update 10.213.0.12 on 10.213.0.12",
-                "switchover on 10.213.0.11", "update 10.213.0.11 on 10.213.0.11", "update 10.213.0.15 on 10.213.0.15",
+                "switchover checks on 10.213.0.11", "pgbouncer paused on 10.213.0.14,10.213.0.15",
+                "switchover on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
+                "former leader streaming on 10.213.0.11", "update 10.213.0.11 on 10.213.0.11",
+                "update 10.213.0.15 on 10.213.0.15",
                 "update 10.213.0.14 on 10.213.0.14",
             ])
         let plan = flow.plan(model) ?? ""
@@ -173,13 +176,19 @@ struct UpdateFlowTests {
         #expect(
             balancer == [
                 "update begun (/var/lib/keel/journal/update)", "packages updated: haproxy",
-                "service haproxy started and enabled",
+                "service haproxy started and enabled", "HAProxy running its installed binary",
                 "wait for HAProxy's master to have a server up", "wait for HAProxy's replicas to have a server up",
-                "service keepalived started and enabled", "update: recorded as back in service",
+                "service pgbouncer started and enabled", "service keepalived started and enabled",
+                "update: recorded as back in service",
             ], "\(balancer)")
+        // A new HAProxy alone is reloaded where it runs, the VIP staying; a new keepalived moves the VIP away first.
         let balancerUpdate = try #require(
             try steps("10.213.0.14", [haproxy]).compactMap { $0.resource as? PackagesUpdated }.first)
-        #expect(balancerUpdate.stopping == "systemctl stop keepalived")
+        #expect(balancerUpdate.stopping?.hasPrefix("{ echo 'show servers state' | socat stdio") == true)
+        let keepalived = PackageUpdate(name: "keepalived", installed: "1:2.2.7-1", candidate: "1:2.2.7-1+deb12u1")
+        let vipMoved = try #require(
+            try steps("10.213.0.14", [haproxy, keepalived]).compactMap { $0.resource as? PackagesUpdated }.first)
+        #expect(vipMoved.stopping == "systemctl stop keepalived")
     }
 
     @Test(

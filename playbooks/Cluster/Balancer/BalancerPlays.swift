@@ -61,17 +61,20 @@ enum BalancerPlays {
         }
     }
 
-    /// HAProxy stopped for good on the leaving balancers, once the VIP is elsewhere (remove-balancer).
+    /// HAProxy, and the balancer's PgBouncer, stopped for good on the leaving balancers, once the VIP is elsewhere
+    /// (remove-balancer).
     static func haproxyStopped(_ model: ClusterModel, leaving hosts: [String]) -> Play {
-        Play("haproxy stopped", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { _ in
+        Play("haproxy stopped", on: model.pattern(hosts), tags: ["haproxy", "load_balancing"]) { host in
+            if model.balancerPoolers.contains(host.name) { Service("pgbouncer", state: .stopped, enabled: false) }
             Service("haproxy", state: .stopped, enabled: false)
         }
     }
 
     /// The balancers give the VIP up and stop routing, for good (remove-cluster).
     static func stopped(_ model: ClusterModel) -> Play {
-        Play("balancers stopped", on: model.pattern(model.balancerHosts)) { _ in
+        Play("balancers stopped", on: model.pattern(model.balancerHosts)) { host in
             Service("keepalived", state: .stopped, enabled: false)
+            if model.balancerPoolers.contains(host.name) { Service("pgbouncer", state: .stopped, enabled: false) }
             Service("haproxy", state: .stopped, enabled: false)
         }
     }

@@ -22,6 +22,9 @@ struct HAProxyRole: Role {
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
     static let footprint = [configuration, authorityFile, reloadScript, stateFile]
 
+    /// The listener the balancer's own PgBouncer reaches the leader through (``ClusterPorts/pooledLeader``).
+    static let pooledLeader = "pooled_leader"
+
     /// The account of HAProxy's stats page; its password is ``HAProxySettings/statsPassword``.
     static let statsUser = "keel"
 
@@ -53,9 +56,29 @@ struct HAProxyRole: Role {
     static func routes(to listener: String) -> WaitFor {
         WaitFor(
             .command(
-                "echo \("show servers state " + listener) | socat stdio \("UNIX-CONNECT:" + adminSocket) "
-                    + "| awk '$6 == 2 { up = 1 } END { exit !up }'", what: "HAProxy's \(listener) to have a server up"),
+                serverStates(listener) + " | awk '$6 == 2 { up = 1 } END { exit !up }'",
+                what: "HAProxy's \(listener) to have a server up"),
             timeout: .seconds(60))
+    }
+
+    /// Each server's state as HAProxy's checks know it, saved for the process a reload starts (Keel's reload
+    /// script does it on its own; Debian's reload after an upgrade does not).
+    static let serverStateSaved: ShellCommand =
+        "{ \(serverStates("")) > \(stateFile + ".new") && mv \(stateFile + ".new") \(stateFile); }"
+
+    /// Succeeds when HAProxy's master process runs the binary installed now, not one an upgrade replaced.
+    static let runsInstalledBinary: ShellCommand =
+        "! readlink /proc/\(raw: "$(cat /run/haproxy.pid)")/exe | grep -q ' (deleted)$'"
+
+    /// `command` sent to HAProxy's admin socket, its answer on stdout.
+    static func adminCommand(_ command: String) -> ShellCommand {
+        "echo \(command) | socat stdio \("UNIX-CONNECT:" + adminSocket)"
+    }
+
+    /// The servers of `listener` (every listener's for ""), one line each: its name in field 4, its state in
+    /// field 6 (2: up).
+    static func serverStates(_ listener: String) -> ShellCommand {
+        adminCommand(listener.isEmpty ? "show servers state" : "show servers state " + listener)
     }
 
     private var values: [String: TemplateValue] {
@@ -63,16 +86,28 @@ struct HAProxyRole: Role {
         // Patroni answers a replica check with 503 unless the member has each tag asked for.
         let tags = (model.hostFlags[host]?.balancerTags ?? []).map { "tag_\($0.key)=\($0.value)" }
         let query = tags.isEmpty ? "" : "?" + tags.joined(separator: "&")
-        let listeners: [(String, Int, String)] = [
-            ("master", ports.primary, "/primary"), ("replicas", ports.replicas, "/replica" + query),
-            ("replicas_sync", ports.sync, "/sync" + query), ("replicas_async", ports.async, "/async" + query),
+        // Clients reach the members' PgBouncers; the balancer's own PgBouncer reaches the leader's PostgreSQL.
+        let clientPort = model.pgbouncer?.port ?? model.postgresPort
+        var listeners: [(name: String, bind: String, backend: Int, check: String)] = [
+            ("master", "*:\(ports.primary)", clientPort, "/primary"),
+            ("replicas", "*:\(ports.replicas)", clientPort, "/replica" + query),
+            ("replicas_sync", "*:\(ports.sync)", clientPort, "/sync" + query),
+            ("replicas_async", "*:\(ports.async)", clientPort, "/async" + query),
         ]
+        if model.balancerPoolers.contains(host) {
+            listeners.append(
+                (Self.pooledLeader, "127.0.0.1:\(ClusterPorts.pooledLeader)", model.postgresPort, "/primary"))
+        }
         return [
             "cluster": .string(model.name), "stats_port": .int(ports.stats), "admin_socket": .string(Self.adminSocket),
             "state_file": .string(Self.stateFile), "api_port": .int(ClusterPorts.patroniAPI),
-            "backend_port": .int(model.pgbouncer?.port ?? model.postgresPort),
             "listeners": .list(
-                listeners.map { .map(["name": .string($0.0), "port": .int($0.1), "check": .string($0.2)]) }),
+                listeners.map {
+                    .map([
+                        "name": .string($0.name), "bind": .string($0.bind), "backend_port": .int($0.backend),
+                        "check": .string($0.check),
+                    ])
+                }),
             "members": .list(
                 model.databaseHosts.map { member in
                     .map([

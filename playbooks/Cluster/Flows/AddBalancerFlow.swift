@@ -10,7 +10,8 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
     public static let name = "add-balancer"
     public static let summary =
         "Add HAProxy and keepalived balancers to the running cluster (hosts marked new_node=true, or named)."
-    public static let writesSecrets = false
+    /// A balancer's PgBouncer gets a certificate of the cluster's CA.
+    public static let writesSecrets = true
     public static let needsPatroniWheel = false
 
     /// The hosts named on the command line; empty means the balancers marked `new_node=true`.
@@ -54,6 +55,11 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             HostPlays.common(model, on: new)
+            if !model.balancerPoolers.isEmpty {
+                // pg_hba lets the new PgBouncers in; they start before HAProxy routes for them.
+                PatroniPlays.access(model, on: model.databaseHosts)
+                PgBouncerPlays.poolers(model, on: new.filter(model.balancerPoolers.contains))
+            }
             BalancerPlays.haproxy(model, on: new)
             if !model.replicaHosts.isEmpty { BalancerPlays.routingToReplicas(model, on: new) }
             BalancerPlays.keepalived(model)

@@ -50,7 +50,9 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
             lines.append(
                 "  \(host): stop and disable keepalived (if it holds the VIP \(model.vip?.address ?? ""), one of "
                     + "\(others) takes it over at once); drop it from the unicast peers of \(others) (a reload); "
-                    + "stop and disable HAProxy")
+                    + "stop and disable HAProxy"
+                    + (model.balancerPoolers.contains(host)
+                        ? " and its PgBouncer, whose pg_hba line leaves the members (a reload)" : ""))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -61,6 +63,8 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
             BalancerPlays.vipHandedOver(model, leaving: hosts)
             BalancerPlays.keepalived(remaining)
             BalancerPlays.haproxyStopped(model, leaving: hosts)
+            // Their PgBouncers' pg_hba lines go.
+            if !model.balancerPoolers.isEmpty { PatroniPlays.access(remaining, on: model.databaseHosts) }
         }
         .stoppingAtFirstFailure()
     }

@@ -33,6 +33,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
         }
         if removeEtcd && model.etcdHosts.contains(host) { packages += EtcdRole.packages }
         if model.balancerHosts.contains(host) { packages += HAProxyRole.packages + KeepalivedRole.packages }
+        if model.balancerPoolers.contains(host) { packages += PgBouncerRole.packages }
         if let backups = model.backups,
             model.databaseHosts.contains(host) || (deleteBackups && host == backups.repositoryHost)
         {
@@ -49,6 +50,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
         for host in model.allHosts {
             var services: [String] = []
             if model.balancerHosts.contains(host) { services += ["keepalived (the VIP is released)", "haproxy"] }
+            if model.balancerPoolers.contains(host) { services.append("pgbouncer") }
             if model.databaseHosts.contains(host) {
                 services.append("patroni and PostgreSQL")
                 if model.pgbouncer != nil { services.append("pgbouncer") }

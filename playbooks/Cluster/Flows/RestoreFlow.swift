@@ -108,7 +108,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
             plays.recovered()
             plays.replicasCloned()
             PostgreSQLPlays.databaseObjects(model)
-            PgBouncerPlays.poolers(model)
+            PgBouncerPlays.poolers(model, on: model.databaseHosts)
             PatroniPlays.inService(model)
             plays.backedUp()
             plays.finished(marked: marked)

@@ -21,6 +21,7 @@ enum HostPackages {
             packages += HAProxyRole.packages
             if model.vip != nil { packages += KeepalivedRole.packages }
         }
+        if model.balancerPoolers.contains(host) { packages += PgBouncerRole.packages }
         var seen: Set<String> = []
         return packages.filter { seen.insert($0).inserted }
     }

@@ -33,6 +33,10 @@ struct Preflight: Resource {
             for port in [haproxy.primary, haproxy.replicas, haproxy.sync, haproxy.async, haproxy.stats] {
                 ports[port] = ["haproxy"]
             }
+            if model.balancerPoolers.contains(host), let pgbouncer = model.pgbouncer {
+                ports[ClusterPorts.pooledLeader] = ["haproxy"]
+                ports[pgbouncer.port] = ["pgbouncer"]
+            }
         }
         self.ports = ports
     }

@@ -96,6 +96,8 @@ extension ClusterModel {
         }
         model.patroni.wheelDigest = try PatroniSettings.wheelDigest(reader, version: model.patroni.version)
         model.limits = try FlowLimits.read(reader)
+        // Before the certificates: the balancers' PgBouncers get one.
+        model.pgbouncer = try PgBouncerSettings.read(reader, withTLS: try reader.bool(.tlsCertGenerate) ?? true)
         model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {
@@ -103,7 +105,6 @@ extension ClusterModel {
                 "etcd_tls_enable is true but the cluster has no certificates", at: reader.origin(.etcdTLS),
                 hint: "set tls_cert_generate: true, or etcd_tls_enable: false")
         }
-        model.pgbouncer = try PgBouncerSettings.read(reader, withTLS: model.tls != nil)
         model.generatedSecrets = Set(secrets.generated)
         return model
     }

@@ -21,15 +21,16 @@ extension ClusterModel {
             routerID: try reader.int(.keepalivedRouterID, in: 1...255) ?? max(lastByte, 1))
     }
 
-    /// The cluster's CA and the certificates of database and etcd hosts when `tls_cert_generate` is true (the
-    /// default): each valid for the host's address and, on a database host, the VIP when there is one.
+    /// The cluster's CA and the certificates of database, etcd and balancer-PgBouncer hosts when `tls_cert_generate`
+    /// is true (the default): each valid for the host's address and, where clients may reach it through the VIP,
+    /// the VIP when there is one.
     static func tls(_ reader: VariableReader, model: ClusterModel, secrets: ClusterSecrets)
         throws(InventoryError) -> ClusterTLS?
     {
         guard try reader.bool(.tlsCertGenerate) ?? true else { return nil }
         let days = try reader.int(.tlsCertValidDays, in: 31...36500) ?? 3650
         var hosts = Dictionary(uniqueKeysWithValues: model.etcdHosts.map { ($0, [model.address(of: $0)]) })
-        for host in model.databaseHosts {
+        for host in model.databaseHosts + model.balancerPoolers {
             hosts[host] = [model.address(of: host)] + (model.vip.map { [$0.address] } ?? [])
         }
         do {

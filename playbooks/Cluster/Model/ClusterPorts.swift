@@ -7,4 +7,6 @@ public enum ClusterPorts {
     public static let etcdPeer = 2380
     /// Patroni's REST API: HAProxy's health checks, Keel's calls, the members' own.
     public static let patroniAPI = 8008
+    /// HAProxy's listener on a balancer's loopback that the balancer's PgBouncer reaches the leader through.
+    public static let pooledLeader = 5010
 }

@@ -28,7 +28,7 @@ extension ClusterModel {
 
     /// The pg_hba lines Patroni writes on every member, then the inventory's own: replication from the members
     /// only over TLS when the cluster has it (a plain replication login is rejected first, whatever the
-    /// inventory's lines allow).
+    /// inventory's lines allow), and the balancers' PgBouncers.
     var memberHBA: [String] {
         let replication = "\"\(logins.replication.name)\""
         let memberType = tls == nil ? "host" : "hostssl"
@@ -42,6 +42,10 @@ extension ClusterModel {
                 "\(memberType) replication \(replication) \(member)/32 scram-sha-256",
                 "host all all \(member)/32 scram-sha-256",
             ]
+        }
+        // The balancers' PgBouncers, through their HAProxy (which connects from the balancer's address).
+        for pooler in balancerPoolers.map(address(of:)) {
+            lines.append("\(memberType) all all \(pooler)/32 scram-sha-256")
         }
         return lines
             + hbaRules.map {

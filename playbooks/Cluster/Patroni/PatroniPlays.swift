@@ -15,15 +15,16 @@ enum PatroniPlays {
         }
     }
 
-    /// Running members let new ones in: patroni.yml with their pg_hba lines and etcd's endpoints, which Patroni
-    /// applies on a reload (PostgreSQL reloads too; nothing restarts).
+    /// Running members let new hosts in (or no longer let leaving ones in): patroni.yml with the pg_hba lines
+    /// of the members and the balancers' PgBouncers, and etcd's endpoints, which Patroni applies on a reload
+    /// (PostgreSQL reloads too; nothing restarts).
     static func access(_ model: ClusterModel, on hosts: [String]) -> Play {
-        Play("patroni access for new members", on: model.pattern(hosts), tags: ["patroni"]) { host in
+        Play("patroni access", on: model.pattern(hosts), tags: ["patroni"]) { host in
             try PatroniNodeRole(host: host, model: model, wheel: []).configuration
             FlushHandlers()
             // Patroni applies a reload on its next cycle: the run goes on once pg_hba.conf has the new lines.
             WaitFor(
-                .command(hbaApplied(model), what: "pg_hba.conf to let the new members in"),
+                .command(hbaApplied(model), what: "pg_hba.conf to hold the cluster's lines"),
                 timeout: .seconds(3 * model.patroni.loopWait + 10))
         }
     }
@@ -162,9 +163,25 @@ enum PatroniPlays {
     }
 
     /// The leader's role handed from `leader` to `candidate` (or the replica Patroni picks) (``SwitchedOver``), run
-    /// on the leader.
-    static func switchover(_ model: ClusterModel, from leader: String, to candidate: String?) -> Play {
-        Play("switchover", on: leader) { _ in SwitchedOver(model: model, leader: leader, candidate: candidate) }
+    /// on the leader: checks and a CHECKPOINT, then the hand-over itself with the balancers' PgBouncers paused
+    /// (their clients wait instead of failing), then the wait until the former leader streams from the new one.
+    static func switchover(_ model: ClusterModel, from leader: String, to candidate: String?) -> [Play] {
+        let poolers = model.balancerPoolers.isEmpty ? nil : model.pattern(model.balancerPoolers)
+        let prepared = SwitchedOver(model: model, leader: leader, candidate: candidate, stage: .prepared)
+        let promoted = SwitchedOver(model: model, leader: leader, candidate: candidate, stage: .promoted)
+        return [Play("switchover checks", on: leader) { _ in prepared }]
+            + (poolers.map { [Play("pgbouncer paused", on: $0) { _ in PoolersPaused(leader: leader) }] } ?? [])
+            + [Play("switchover", on: leader) { _ in promoted }]
+            + (poolers.map { [Play("pgbouncer resumed", on: $0) { _ in PoolersResumed(leader: leader) }] } ?? [])
+            + [
+                Play("former leader streaming", on: leader) { _ in
+                    WaitFor(
+                        .command(
+                            PatroniAPI(model, member: leader).caughtUp(model),
+                            what: "\(leader) to stream from the new leader, caught up"),
+                        timeout: .seconds(120))
+                }
+            ]
     }
 }
 

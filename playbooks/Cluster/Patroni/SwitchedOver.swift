@@ -2,16 +2,31 @@ import Foundation
 import Keel
 
 /// `candidate` (or, when nil, the replica Patroni picks: the synchronous standby under synchronous mode) leads the
-/// cluster instead of `leader`: handed over through the leader's REST API (a switchover, not a failover) after a
-/// CHECKPOINT, then waited for until the candidate writes and the former leader streams from it. Converged when
-/// the candidate (or any member but `leader`) leads; an error when a third member leads (the cluster changed
-/// since the plan).
+/// cluster instead of `leader`, in two stages on the leader's host: ``Stage/prepared`` (the checks the hand-over
+/// needs, and a CHECKPOINT so that the demoted leader shuts down fast), then ``Stage/promoted`` (the hand-over
+/// through the leader's REST API, a switchover, not a failover, until the candidate writes). Between the two,
+/// the balancers' PgBouncers pause (``PoolersPaused``). Converged when the candidate (or any member but `leader`)
+/// leads; an error when a third member leads (the cluster changed since the plan).
 struct SwitchedOver: Resource {
+    enum Stage: Sendable {
+        /// Ready to hand over: a synchronous standby named (under synchronous mode), no long transaction, a
+        /// CHECKPOINT done.
+        case prepared
+        /// Handed over: the candidate (or another member) is the primary.
+        case promoted
+    }
+
     let model: ClusterModel
     let leader: String
     let candidate: String?
+    let stage: Stage
 
-    var description: String { "switchover from \(leader) to \(candidate ?? "a replica")" }
+    var description: String {
+        switch stage {
+        case .prepared: "ready for the switchover from \(leader)"
+        case .promoted: "switchover from \(leader) to \(candidate ?? "a replica")"
+        }
+    }
     var affectsOtherResources: Bool { true }
 
     var probe: String { PatroniAPI.fromAnyMember(model, "/cluster").text }
@@ -26,7 +41,12 @@ struct SwitchedOver: Resource {
             throw ResourceError(
                 "\(leading ?? "no member") leads the cluster now, not \(leader) as planned: run keel switchover again")
         }
-        return [Change("CHECKPOINT, then hand the leader's role to \(candidate ?? "a replica")", .shell(command))]
+        let what =
+            switch stage {
+            case .prepared: "CHECKPOINT, and the checks before the hand-over"
+            case .promoted: "hand the leader's role to \(candidate ?? "a replica")"
+            }
+        return [Change(what, .shell(command))]
     }
 
     /// Applies the change, and tells how long after the request the candidate took writes (clients through
@@ -41,22 +61,17 @@ struct SwitchedOver: Resource {
     }
 
     private var command: ShellCommand {
-        ([model.postgres.run("CHECKPOINT") + " >/dev/null"]
-            + Self.handOver(model, from: leader, to: candidate, timed: true))
-            .joined(separator: " && ")
+        switch stage {
+        case .prepared: Self.prepare(model, on: leader)
+        case .promoted:
+            Self.handOver(model, from: leader, to: candidate, timed: true, untilStreaming: false)
+                .joined(separator: " && ")
+        }
     }
 
-    /// Shell commands, joined by `&&`, that hand the leader's role from `leader` to `candidate` (or the replica
-    /// Patroni picks) and wait until the former leader streams from the new one; under synchronous mode, once a
-    /// synchronous standby is named (a replica just restarted may not be one yet). When `timed` and `candidate` is
-    /// named, they print `requested=` and `promoted=` (seconds since the epoch) around the candidate's promotion.
-    static func handOver(_ model: ClusterModel, from leader: String, to candidate: String?, timed: Bool = false)
-        -> [ShellCommand]
-    {
-        let now: ShellCommand = "$(date +%s.%N)"
-        let api = PatroniAPI(model, member: leader)
-        var body: [String: JSONValue] = ["leader": .string(leader)]
-        body["candidate"] = candidate.map(JSONValue.string)
+    /// The checks before a hand-over, and a CHECKPOINT, joined by `&&`: under synchronous mode, a synchronous
+    /// standby named (a replica just restarted may not be one yet); no transaction older than `max_transaction_sec`.
+    static func prepare(_ model: ClusterModel, on leader: String) -> ShellCommand {
         var steps: [ShellCommand] = []
         if model.patroni.synchronousMode && model.databaseHosts.count > 1 {
             steps.append(
@@ -66,22 +81,41 @@ struct SwitchedOver: Resource {
                 ).command)
         }
         steps.append(noLongTransaction(model, on: leader))
+        steps.append(model.postgres.run("CHECKPOINT") + " >/dev/null")
+        return steps.joined(separator: " && ")
+    }
+
+    /// Shell commands, joined by `&&`, that hand the leader's role from `leader` to `candidate` (or the replica
+    /// Patroni picks) after the checks of ``prepare(_:on:)``, and wait until the candidate is the primary (or, for
+    /// no candidate, `leader` is not) and, when `untilStreaming`, until the former leader streams from the new
+    /// one. When `timed` and `candidate` is named, they print `requested=` and `promoted=` (seconds since the epoch)
+    /// around the candidate's promotion.
+    static func handOver(
+        _ model: ClusterModel, from leader: String, to candidate: String?, timed: Bool = false,
+        untilStreaming: Bool = true
+    ) -> [ShellCommand] {
+        let now: ShellCommand = "$(date +%s.%N)"
+        let api = PatroniAPI(model, member: leader)
+        var body: [String: JSONValue] = ["leader": .string(leader)]
+        body["candidate"] = candidate.map(JSONValue.string)
+        var steps = [prepare(model, on: leader)]
         if timed && candidate != nil { steps.append("echo requested=\(now)") }
         steps.append(api.send("POST", "/switchover", json: JSONValue.object(body).json, timeout: 60))
-        if let candidate {
-            steps.append(
-                Poll(
-                    until: PatroniAPI(model, member: candidate).isPrimary, seconds: 60,
-                    onTimeout: .fail("\(candidate) is not the primary 60 s after the switchover"),
-                    interval: timed ? 0.2 : 1
-                ).command)
-            if timed { steps.append("echo promoted=\(now)") }
-        }
+        let promoted = candidate.map { PatroniAPI(model, member: $0).isPrimary } ?? "! { \(api.isPrimary); }"
         steps.append(
             Poll(
-                until: api.caughtUp(model), seconds: 120,
-                onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
+                until: promoted, seconds: 60,
+                onTimeout: .fail("\(candidate ?? "no replica") is not the primary 60 s after the switchover"),
+                interval: timed ? 0.2 : 1
             ).command)
+        if timed && candidate != nil { steps.append("echo promoted=\(now)") }
+        if untilStreaming {
+            steps.append(
+                Poll(
+                    until: api.caughtUp(model), seconds: 120,
+                    onTimeout: .fail("\(leader) does not stream from the new leader 120 s after the switchover")
+                ).command)
+        }
         return steps
     }
 
@@ -90,7 +124,7 @@ struct SwitchedOver: Resource {
 
     /// Waits (up to ``longTransactionWait`` seconds) until no client transaction older than `max_transaction_sec`
     /// runs on `leader` (this host): a switchover would end it, and its client would see an error.
-    private static func noLongTransaction(_ model: ClusterModel, on leader: String) -> ShellCommand {
+    static func noLongTransaction(_ model: ClusterModel, on leader: String) -> ShellCommand {
         let seconds = model.limits.maximumTransactionSeconds
         let oldest =
             "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "

@@ -1,17 +1,31 @@
 import Keel
 
-/// PgBouncer on a database host, in front of its local PostgreSQL.
+/// PgBouncer on a database host, in front of its local PostgreSQL; or on a balancer, in front of the leader
+/// through the balancer's HAProxy (``ClusterModel/balancerPoolers``).
 struct PgBouncerRole: Role {
     let host: HostContext
     let model: ClusterModel
     let settings: PgBouncerSettings
 
     static let packages = ["pgbouncer"]
+    /// What Keel writes for PgBouncer that the package does not own, which removing the cluster deletes.
+    static let footprint = [userlist, listening]
+    static let userlist = "/etc/pgbouncer/userlist.txt"
+    static let listening = "/etc/pgbouncer/listen.ini"
+    static let reload = Handler.reload("pgbouncer")
+
+    /// Whether this PgBouncer is a balancer's.
+    private var onBalancer: Bool { model.balancerPoolers.contains(host.name) }
+    /// Where it reads its certificates: a database host's are Patroni's, already there.
+    private var tlsFiles: TLSFiles { onBalancer ? .pgbouncer : .patroni }
 
     var steps: [Step] {
         Package(Self.packages)
+        if onBalancer, let tls = model.tls, let issued = tls.hosts[host.name] {
+            TLSFilesRole(files: .pgbouncer, authority: tls.authority, issued: issued, handlers: [Self.reload]).steps
+        }
         Template(
-            "cluster/pgbouncer/userlist.txt", to: "/etc/pgbouncer/userlist.txt", mode: 0o600, owner: "postgres",
+            "cluster/pgbouncer/userlist.txt", to: Self.userlist, mode: 0o600, owner: "postgres",
             group: "postgres",
             values: [
                 "users": .list(
@@ -25,14 +39,15 @@ struct PgBouncerRole: Role {
                             ])
                         })
             ], isSecret: true
-        ).onChange(.reload("pgbouncer"))
+        ).onChange(Self.reload)
         Template(
-            "cluster/pgbouncer/listen.ini", to: "/etc/pgbouncer/listen.ini", mode: 0o640, owner: "postgres",
+            "cluster/pgbouncer/listen.ini", to: Self.listening, mode: 0o640, owner: "postgres",
             group: "postgres",
             values: [
                 "member": .string(host.name),
-                // With the VIP on the leader, PgBouncer listens on every address there.
-                "listen": .string(model.vip?.placement == .leader ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
+                // With the VIP on the leader, or on this balancer, PgBouncer listens on every address there.
+                "listen": .string(
+                    model.vip?.placement == .leader || onBalancer ? "*" : "\(model.address(of: host.name)),127.0.0.1"),
                 "port": .int(settings.port),
             ]
         ).onChange(PgBouncerPlays.restart(port: settings.port).handler)
@@ -41,13 +56,16 @@ struct PgBouncerRole: Role {
             "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
             group: "postgres",
             values: [
-                "cluster": .string(model.name), "member": .string(host.name), "postgres_port": .int(model.postgresPort),
+                "cluster": .string(model.name), "member": .string(host.name),
+                "upstream_name": .string(onBalancer ? "the leader, through HAProxy" : "its PostgreSQL"),
+                "upstream_port": .int(onBalancer ? ClusterPorts.pooledLeader : model.postgresPort),
+                "server_tls": .bool(onBalancer && model.tls != nil),
                 "superuser": .string(model.logins.superuser.name),
                 "max_client_conn": .int(settings.maxClientConnections),
                 "tls": .bool(model.tls != nil && settings.servesTLS),
                 "client_tls": .string(settings.clientTLS),
-                "tls_certificate": .string(TLSFiles.patroni.certificate),
-                "tls_key": .string(TLSFiles.patroni.key), "tls_authority": .string(TLSFiles.patroni.authority),
+                "tls_certificate": .string(tlsFiles.certificate), "tls_key": .string(tlsFiles.key),
+                "tls_authority": .string(tlsFiles.authority),
                 "default_pool_size": .int(settings.defaultPoolSize),
                 "pool_mode": .string(settings.poolMode),
                 "max_db_connections": .int(settings.maxDatabaseConnections),
@@ -59,7 +77,7 @@ struct PgBouncerRole: Role {
                         ])
                     }),
             ]
-        ).onChange(.reload("pgbouncer"))
+        ).onChange(Self.reload)
         Service("pgbouncer", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(settings.port, host: "127.0.0.1", timeout: .seconds(30))
@@ -68,11 +86,11 @@ struct PgBouncerRole: Role {
 
 /// The plays of the connection pooler.
 enum PgBouncerPlays {
-    /// PgBouncer on `hosts` (every database host by default), when the inventory installs it; a change of where
-    /// it listens restarts one member's PgBouncer at a time, so that the others keep serving.
+    /// PgBouncer on `hosts` (every database host and the balancers' own by default), when the inventory installs
+    /// it; a change of where it listens restarts one PgBouncer at a time, so that the others keep serving.
     static func poolers(_ model: ClusterModel, on hosts: [String]? = nil) -> [Play] {
         guard let settings = model.pgbouncer else { return [] }
-        let pattern = hosts.map(model.pattern) ?? "postgres_cluster"
+        let pattern = model.pattern(hosts ?? model.poolerHosts)
         return [
             Play("pgbouncer", on: pattern, tags: ["pgbouncer"]) { host in
                 PgBouncerRole(host: host, model: model, settings: settings).steps

@@ -35,9 +35,9 @@ public struct ClusterRemovalSurvey: Sendable {
         var paths = [UnattendedUpgradesHold.path]
         if model.databaseHosts.contains(host) {
             paths += [
-                model.dataDirectory, "/etc/patroni", "/etc/pgbouncer/userlist.txt", "/etc/pgbouncer/listen.ini",
-                "/var/lib/keel", RestoreRecovery.log, PatroniAPI.credentialsDirectory, PatroniNodeRole.pgpass,
+                model.dataDirectory, "/etc/patroni", "/var/lib/keel", RestoreRecovery.log, PatroniAPI.credentialsDirectory, PatroniNodeRole.pgpass,
             ]
+            paths += PgBouncerRole.footprint
             if model.vip?.placement == .leader { paths += [PatroniNodeRole.vipSudoers, PatroniNodeRole.vipHelper] }
             if model.backups?.repositoryHost != nil || deletingBackups {
                 paths.append(PgBackRestPlays.configuration)
@@ -55,6 +55,7 @@ public struct ClusterRemovalSurvey: Sendable {
         if model.balancerHosts.contains(host) {
             paths += KeepalivedRole.footprint + HAProxyRole.footprint
         }
+        if model.balancerPoolers.contains(host) { paths += PgBouncerRole.footprint + [TLSFiles.pgbouncer.directory] }
         if let backups = model.backups, host == backups.repositoryHost, backups.repositoryHost != nil {
             paths +=
                 SSHTrust.Files(in: SSHTrust.repositoryHome).all + [

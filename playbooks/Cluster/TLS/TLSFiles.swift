@@ -12,6 +12,8 @@ struct TLSFiles: Sendable {
     /// PostgreSQL's, PgBouncer's and Patroni's (its REST API, and its client certificate for etcd); root's
     /// `curl` and `etcdctl` on a database host use them too.
     static let patroni = TLSFiles(directory: "/etc/patroni/tls", account: "postgres")
+    /// A balancer's PgBouncer's (a database host's PgBouncer reads Patroni's).
+    static let pgbouncer = TLSFiles(directory: "/etc/pgbouncer/tls", account: "postgres")
     /// etcd's, for clients and peers alike.
     static let etcd = TLSFiles(directory: "/etc/etcd/tls", account: "etcd")
 }

@@ -23,7 +23,8 @@ enum UpdatePlays {
 
     /// `host` updated and back in service: taken out of service as far as its new packages need (a member drained,
     /// and stopped after a CHECKPOINT for a new PostgreSQL or Patroni library; a balancer's VIP moved away by
-    /// stopping keepalived; etcd's quorum checked first), its packages updated, its services started, and the run
+    /// stopping keepalived for a new keepalived or PgBouncer, a new HAProxy reloaded in place; etcd's quorum checked
+    /// first), its packages updated, its services started, and the run
     /// goes on once it serves again. The host's journal holds run `id` of the update until it serves again: a rerun
     /// after a killed update brings it back first, even when its packages are already current.
     static func updated(_ model: ClusterModel, host planned: UpdateSurvey.Host, run id: String) -> Play {
@@ -40,8 +41,17 @@ enum UpdatePlays {
                     + "\(model.postgres.run("CHECKPOINT")) >/dev/null; fi")
             stops.append("systemctl stop patroni")
         }
-        if balancer && model.vip != nil && changes(planned, .balancers, model) {
+        // A new keepalived, or a new PgBouncer in front of the leader, needs a restart, for which the VIP moves
+        // away; a new HAProxy alone does not: Debian's upgrade reloads it, and a reload starts the new binary
+        // without closing a connection (its servers' state saved first for the new process to read).
+        let vipMoves =
+            balancer && model.vip != nil
+            && !Set(planned.updates.map(\.name)).isDisjoint(
+                with: KeepalivedRole.packages + (model.balancerPoolers.contains(name) ? PgBouncerRole.packages : []))
+        if vipMoves {
             stops.append("systemctl stop keepalived")
+        } else if balancer && changes(planned, .balancers, model) {
+            stops.append(HAProxyRole.serverStateSaved.text)
         }
         let stopping = stops.isEmpty ? nil : stops.joined(separator: " && ")
         return Play("update \(name)", on: name, anyErrorsFatal: true, tags: ["update"]) { host in
@@ -68,9 +78,14 @@ enum UpdatePlays {
             }
             if balancer {
                 Service("haproxy", state: .started, enabled: true)
+                // Debian's upgrade reloaded it; one that still runs the replaced binary is reloaded here.
+                Command(
+                    HAProxyRole.reload.command, what: "HAProxy running its installed binary",
+                    unless: HAProxyRole.runsInstalledBinary)
                 // A restarted HAProxy counts its servers down until checked: the VIP comes back once it routes.
                 HAProxyRole.routes(to: "master")
                 if model.databaseHosts.count > 1 { HAProxyRole.routes(to: "replicas") }
+                if model.balancerPoolers.contains(name) { Service("pgbouncer", state: .started, enabled: true) }
                 if model.vip != nil { Service("keepalived", state: .started, enabled: true) }
             }
             JournalStage.finished(flow: UpdateJournal.flow, id: id, summary: "recorded as back in service")
