@@ -145,7 +145,9 @@ struct BalancerFlowTests {
                 "keepalived on 10.213.0.15,10.213.0.17", "haproxy stopped on 10.213.0.14",
                 "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13",
             ])
-        let remaining = try ClusterModelTests().load(hosts: Self.withNewBalancer.replacingOccurrences(of: "[balancers]\n10.213.0.14\n", with: "[balancers]\n")).0
+        let remaining = try ClusterModelTests().load(
+            hosts: Self.withNewBalancer.replacingOccurrences(of: "[balancers]\n10.213.0.14\n", with: "[balancers]\n")
+        ).0
         #expect(!remaining.memberHBA.contains { $0.contains("10.213.0.14/32") })
         #expect(model.memberHBA.contains("hostssl all all 10.213.0.14/32 scram-sha-256"))
     }

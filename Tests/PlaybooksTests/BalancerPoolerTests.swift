@@ -53,7 +53,8 @@ struct BalancerPoolerTests {
             of: "[balancers]\n10.213.0.14\n10.213.0.15\n", with: "[balancers]\n10.213.0.13\n10.213.0.14\n")
         #expect(try ClusterModelTests().load(hosts: shared).0.balancerPoolers == ["10.213.0.14"])
         let withoutPgBouncer = try ClusterModelTests().load(
-            vars: ClusterModelTests.vars + "\npgbouncer_install: false\n").0
+            vars: ClusterModelTests.vars + "\npgbouncer_install: false\n"
+        ).0
         #expect(withoutPgBouncer.balancerPoolers.isEmpty && withoutPgBouncer.poolerHosts.isEmpty)
     }
 
@@ -79,7 +80,8 @@ struct BalancerPoolerTests {
         let resuming = resume.actions.map(\.description).joined()
         #expect(
             resuming.contains("set server pooled_leader/10.213.0.11 health down")
-                && resuming.hasSuffix("systemctl kill --kill-who=main -s SIGUSR2 pgbouncer && systemctl stop keel-pgbouncer-resume.timer"),
+                && resuming.hasSuffix(
+                    "systemctl kill --kill-who=main -s SIGUSR2 pgbouncer && systemctl stop keel-pgbouncer-resume.timer"),
             "\(resuming)")
     }
 }

@@ -59,6 +59,11 @@ struct PatroniAPI {
     /// Succeeds when the member's Patroni flags that its PostgreSQL waits for a restart.
     var flagsPendingRestart: ShellCommand { shows("/patroni", #""pending_restart": true"#) }
 
+    /// Succeeds when the member's PostgreSQL accepts writes: out of recovery, as Patroni's own query of it finds
+    /// (`/primary` answers 200 as soon as Patroni asks for the promotion, while PostgreSQL may still be ending its
+    /// recovery, read-only, for a second or two).
+    var acceptsWrites: ShellCommand { shows("/patroni", #""xlog": {"location""#) }
+
     /// Succeeds when the member is the primary.
     var isPrimary: ShellCommand { "curl -sf -o /dev/null -m 5 \(authority)\(url + "/primary")" }
 

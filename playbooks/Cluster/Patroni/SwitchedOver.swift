@@ -28,6 +28,8 @@ struct SwitchedOver: Resource {
         }
     }
     var affectsOtherResources: Bool { true }
+    /// The checks change nothing the probe sees: done once they pass.
+    var alwaysChanges: Bool { stage == .prepared }
 
     var probe: String { PatroniAPI.fromAnyMember(model, "/cluster").text }
 
@@ -86,8 +88,8 @@ struct SwitchedOver: Resource {
     }
 
     /// Shell commands, joined by `&&`, that hand the leader's role from `leader` to `candidate` (or the replica
-    /// Patroni picks) after the checks of ``prepare(_:on:)``, and wait until the candidate is the primary (or, for
-    /// no candidate, `leader` is not) and, when `untilStreaming`, until the former leader streams from the new
+    /// Patroni picks) after the checks of ``prepare(_:on:)``, and wait until the candidate (or, for no candidate,
+    /// another member) accepts writes and, when `untilStreaming`, until the former leader streams from the new
     /// one. When `timed` and `candidate` is named, they print `requested=` and `promoted=` (seconds since the epoch)
     /// around the candidate's promotion.
     static func handOver(
@@ -101,11 +103,12 @@ struct SwitchedOver: Resource {
         var steps = [prepare(model, on: leader)]
         if timed && candidate != nil { steps.append("echo requested=\(now)") }
         steps.append(api.send("POST", "/switchover", json: JSONValue.object(body).json, timeout: 60))
-        let promoted = candidate.map { PatroniAPI(model, member: $0).isPrimary } ?? "! { \(api.isPrimary); }"
+        let others = candidate.map { [$0] } ?? model.databaseHosts.filter { $0 != leader }
+        let promoted = others.map { PatroniAPI(model, member: $0).acceptsWrites }.joined(separator: " || ")
         steps.append(
             Poll(
                 until: promoted, seconds: 60,
-                onTimeout: .fail("\(candidate ?? "no replica") is not the primary 60 s after the switchover"),
+                onTimeout: .fail("\(candidate ?? "no replica") accepts no writes 60 s after the switchover"),
                 interval: timed ? 0.2 : 1
             ).command)
         if timed && candidate != nil { steps.append("echo promoted=\(now)") }

@@ -35,7 +35,8 @@ public struct ClusterRemovalSurvey: Sendable {
         var paths = [UnattendedUpgradesHold.path]
         if model.databaseHosts.contains(host) {
             paths += [
-                model.dataDirectory, "/etc/patroni", "/var/lib/keel", RestoreRecovery.log, PatroniAPI.credentialsDirectory, PatroniNodeRole.pgpass,
+                model.dataDirectory, "/etc/patroni", "/var/lib/keel", RestoreRecovery.log,
+                PatroniAPI.credentialsDirectory, PatroniNodeRole.pgpass,
             ]
             paths += PgBouncerRole.footprint
             if model.vip?.placement == .leader { paths += [PatroniNodeRole.vipSudoers, PatroniNodeRole.vipHelper] }
