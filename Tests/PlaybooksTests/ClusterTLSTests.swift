@@ -93,4 +93,29 @@ extension ClusterTLSTests {
             #expect(authority.publicKey.isValidSignature(certificate.signature, for: certificate))
         }
     }
+
+    @Test("a secrets file whose CA key is not its CA certificate's is refused, naming both, before any host is touched")
+    func mismatchedAuthority() throws {
+        let (_, directory) = try ClusterModelTests().load()
+        let (_, other) = try ClusterModelTests().load()
+        func line(_ name: String, in directory: String) throws -> String {
+            try #require(
+                try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
+                    .split(separator: "\n").first { $0.hasPrefix(name + ":") }.map(String.init))
+        }
+        let secretsFile = directory + "/.keel-secrets.yml"
+        try String(contentsOfFile: secretsFile, encoding: .utf8)
+            .replacingOccurrences(
+                of: try line("tls_ca_key", in: directory), with: try line("tls_ca_key", in: other)
+            )
+            .write(toFile: secretsFile, atomically: true, encoding: .utf8)
+        let inventory = try Inventory.load(path: directory + "/hosts.ini")
+        let error = #expect(throws: InventoryError.self) {
+            try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
+        }
+        #expect(
+            error?.description.contains(
+                "cannot make the cluster's TLS certificates: tls_ca_key is not the key of tls_ca_certificate") == true,
+            "\(String(describing: error))")
+    }
 }

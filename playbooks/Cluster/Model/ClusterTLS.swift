@@ -87,7 +87,13 @@ public struct ClusterTLS: Sendable {
         P256.Signing.PrivateKey?, Certificate?
     ) {
         if let pem = secrets.stored(authorityCertificateName), let keyPEM = secrets.stored(authorityKeyName) {
-            return (try P256.Signing.PrivateKey(pemRepresentation: keyPEM), try Certificate(pemEncoded: pem))
+            let key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
+            let certificate = try Certificate(pemEncoded: pem)
+            // Certificates signed with another key than the CA's would be refused by every peer.
+            guard certificate.publicKey == Certificate.PublicKey(key.publicKey) else {
+                throw MismatchedAuthority()
+            }
+            return (key, certificate)
         }
         guard secrets.mayGenerate else {
             secrets.noteMissing(authorityCertificateName)
@@ -109,6 +115,11 @@ public struct ClusterTLS: Sendable {
         secrets.store(authorityCertificateName, try certificate.serializeAsPEM().pemString)
         secrets.store(authorityKeyName, key.pemRepresentation)
         return (key, certificate)
+    }
+
+    /// The CA's key in the secrets file is not the key of its certificate.
+    struct MismatchedAuthority: Error, CustomStringConvertible {
+        var description: String { "\(authorityKeyName) is not the key of \(authorityCertificateName)" }
     }
 
     /// The names a host's certificate holds: its inventory name, `localhost`, and each address (IPv4 as an IP
