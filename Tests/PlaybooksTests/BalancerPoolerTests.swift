@@ -44,6 +44,13 @@ struct BalancerPoolerTests {
             listener.hasPrefix("    bind 127.0.0.1:5010\n") && listener.contains("option httpchk OPTIONS /primary\n")
                 && listener.contains("server 10.213.0.12 10.213.0.12:5432 check port 8008"), "\(haproxy)")
         #expect(haproxy.contains("listen master\n    bind *:5000\n"), "\(haproxy)")
+        // Sessions end when their server is marked down for writes, not for reads.
+        for (name, ends) in [("master", true), ("replicas", false), ("replicas_sync", false), ("pooled_leader", true)] {
+            let section = try #require(
+                haproxy.components(separatedBy: "listen \(name)\n").last?.components(separatedBy: "listen ").first)
+            #expect(section.contains("rise 2 on-marked-down shutdown-sessions\n") == ends, "\(name): \(section)")
+            #expect(section.contains("rise 2\n    server ") == !ends, "\(name): \(section)")
+        }
         #expect(model.memberHBA.contains("hostssl all all 10.213.0.15/32 scram-sha-256"))
     }
 

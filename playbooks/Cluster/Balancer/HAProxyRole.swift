@@ -105,7 +105,7 @@ struct HAProxyRole: Role {
                 listeners.map {
                     .map([
                         "name": .string($0.name), "bind": .string($0.bind), "backend_port": .int($0.backend),
-                        "check": .string($0.check),
+                        "check": .string($0.check), "writes": .bool($0.check == "/primary"),
                     ])
                 }),
             "members": .list(
