@@ -10,7 +10,8 @@ struct KeelCommand: AsyncParsableCommand {
         subcommands: [
             InventoryCommand.self, PingCommand.self, ExecCommand.self, ApplyCommand.self, PlaybooksCommand.self,
             DeployCommand.self, AddNodeCommand.self, RemoveNodeCommand.self, AddBalancerCommand.self,
-            RemoveBalancerCommand.self, SwitchoverCommand.self, UpdateCommand.self, RestoreCommand.self,
+            RemoveBalancerCommand.self, SwitchoverCommand.self, UpdateCommand.self, UpgradeCommand.self,
+            RestoreCommand.self,
             RemoveClusterCommand.self,
             StatusCommand.self,
         ])

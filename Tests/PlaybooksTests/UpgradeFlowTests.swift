@@ -1,0 +1,93 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+@Suite("upgrade: refused before anything changes, planned, and its first stage")
+struct UpgradeFlowTests {
+    /// Every member running `major`, with room, the leader holding `extensions`.
+    func survey(major: Int = 13, free: Int = 10 << 30, extensions: [String] = ["pg_stat_statements"], prepared: Int = 0)
+        -> UpgradeSurvey
+    {
+        var survey = UpgradeSurvey(members: [:], extensions: [], preparedTransactions: 0)
+        for host in ["10.213.0.11", "10.213.0.12", "10.213.0.13"] {
+            let lines =
+                ["server_version=\(major * 10000 + 23)", "free=\(free)", "wal=\(64 << 20)"]
+                + (host == "10.213.0.11"
+                    ? extensions.map { "extension=\($0)" } + ["extension=plpgsql", "prepared=\(prepared)"] : [])
+            survey.add(ProbeOutput(text: lines.joined(separator: "\n")), of: host, isLeader: host == "10.213.0.11")
+        }
+        return survey
+    }
+
+    func model(_ version: Int = 13) throws -> ClusterModel {
+        try ClusterModelTests().load(
+            vars: ClusterModelTests.vars.replacingOccurrences(
+                of: "postgresql_version: 15", with: "postgresql_version: \(version)")
+                + "\npgdg_repository: true\n"
+        ).0
+    }
+
+    @Test("refused, naming why: not newer, another release running, a prepared transaction, a lagging replica, no room")
+    func refusals() throws {
+        let model = try model()
+        let healthy = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        func refusal(_ survey: UpgradeSurvey, to target: Int = 15, status: ClusterStatus? = nil) -> String? {
+            do {
+                _ = try UpgradeFlow(to: target, survey: survey, status: status ?? healthy, model: model)
+                return nil
+            } catch { return error.description }
+        }
+        #expect(refusal(survey(), to: 13)?.contains("--to 13 is not newer than the running PostgreSQL 13") == true)
+        #expect(
+            refusal(survey(major: 15))?.contains("10.213.0.11 runs PostgreSQL 15, the inventory says 13") == true)
+        #expect(refusal(survey(prepared: 2))?.contains("2 prepared transaction(s) wait on 10.213.0.11") == true)
+        let lagging = try SwitchoverFlowTests().status([
+            ("10.213.0.12", "sync_standby", "streaming", 3, 0), ("10.213.0.13", "replica", "streaming", 3, 50 << 20),
+        ])
+        #expect(refusal(survey(), status: lagging)?.contains("10.213.0.13 is 52428800 bytes behind") == true)
+        #expect(refusal(survey(free: 100 << 20))?.contains("MiB free beside its data directory") == true)
+        #expect(refusal(survey(), to: 19)?.contains("PostgreSQL 19 is not a release Keel can install here") == true)
+        #expect(refusal(survey()) == nil)
+    }
+
+    @Test("the plan: packages beside the old release, extensions, a new cluster and pg_upgrade --check on the leader")
+    func plan() throws {
+        let model = try model()
+        let flow = try UpgradeFlow(
+            to: 15, survey: survey(), status: try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy),
+            model: model)
+        let plan = flow.plan(model) ?? ""
+        #expect(plan.hasPrefix("upgrade will, on cluster pg-lab (PostgreSQL 13 → 15):"), "\(plan)")
+        #expect(plan.contains("postgresql-15 and its client installed beside 13"), "\(plan)")
+        #expect(plan.contains("every extension (pg_stat_statements) available in 15"), "\(plan)")
+        #expect(plan.contains("a new cluster initialized in /var/lib/postgresql/15/main"), "\(plan)")
+        #expect(flow.confirmations == [.clusterName])
+        #expect(
+            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+                "postgresql 15 installed on 10.213.0.11,10.213.0.12,10.213.0.13", "pg_upgrade --check on 10.213.0.11",
+            ])
+    }
+
+    @Test("the upgraded cluster's own data directory, and a path without the version refused")
+    func dataDirectory() throws {
+        let model = try model()
+        #expect(try model.upgraded(to: 15).dataDirectory == "/var/lib/postgresql/15/main")
+        #expect(try model.upgraded(to: 15).binDirectory == "/usr/lib/postgresql/15/bin")
+        var fixed = model
+        fixed.dataDirectory = "/pgdata/main"
+        #expect(throws: FlowError.self) { try fixed.upgraded(to: 15) }
+    }
+
+    @Test("an extension without its files for the new release stops the first stage, naming it")
+    func extensions() throws {
+        let (_, directory) = try ClusterModelTests().load()
+        let host = try ClusterModelTests.host("10.213.0.11", directory)
+        let check = ExtensionsAvailable(version: 15, extensions: ["pg_stat_statements", "postgis"])
+        #expect(
+            check.probe.contains("[ -e /usr/share/postgresql/15/extension/postgis.control ] || echo missing=postgis"))
+        #expect(try check.changes(from: ProbeOutput(text: ""), on: host).isEmpty)
+        #expect(throws: ResourceError.self) { try check.changes(from: ProbeOutput(text: "missing=postgis"), on: host) }
+    }
+}
