@@ -4,7 +4,7 @@ import Testing
 
 extension LabTests {
     @Test(
-        "Type B (no HAProxy): three hosts, h3 reached only through h1 as its jump host (ProxyJump in ansible_ssh_common_args), PostgreSQL from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time",
+        "Type B (no HAProxy): three hosts, h3 reached only through h1 as its jump host (ProxyJump in ansible_ssh_common_args), PostgreSQL 13 from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time; keel upgrade's first stage to 15 (a refused case, the plan, 15 beside 13 from the mirror, pg_upgrade --check) leaves the running cluster as it was",
         .lab(hosts: 3, fresh: true)
     )
     func deployWithoutBalancers() async throws {
@@ -27,6 +27,8 @@ extension LabTests {
             try variables.replacingOccurrences(
                 of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)"
             )
+            // An older major release than Debian 12's, to upgrade from at the end.
+            .replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 13")
             .appending(
                 "\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n"
             )
@@ -65,12 +67,10 @@ extension LabTests {
         #expect(
             deploy.output.contains("\u{1B}[J") && (live.max() ?? 0) > 6 && screen.contains("\nRECAP\n"),
             "live lines counting up (seconds: \(live)), erased and redrawn: \(deploy)")
-        let packages = try await KeelBinary.run([
-            "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
-        ])
-        #expect(
-            packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6,
-            "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages)")
+        for host in ["h1", "h2", "h3"] {
+            let running = try await sql(cluster.path, host, "SHOW server_version_num")
+            #expect(running.output.contains("\n1300"), "\(host) runs PostgreSQL 13 from the mirror: \(running)")
+        }
         let holder = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--", "ip -4 -o addr show | grep -c ' inet 10.213.0.100/' || true",
         ])
@@ -79,7 +79,7 @@ extension LabTests {
         // Root's helper moved it: neither Patroni nor the postmaster holds a capability a superuser could use.
         let capabilities = try await remote(
             cluster.path, "h1",
-            "for pid in $(systemctl show -p MainPID --value patroni) $(head -1 /var/lib/postgresql/15/main/postmaster.pid); "
+            "for pid in $(systemctl show -p MainPID --value patroni) $(head -1 /var/lib/postgresql/13/main/postmaster.pid); "
                 + "do grep -h -e CapAmb -e CapEff /proc/$pid/status; done")
         #expect(
             capabilities.count == 4 && capabilities.allSatisfy { $0.hasSuffix("\t0000000000000000") }, "\(capabilities)"
@@ -145,5 +145,43 @@ extension LabTests {
         #expect(
             healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2,
             "\(healthy)")
+        try await upgradeFirstStage(cluster, leader: "h1")
+    }
+
+    /// keel upgrade from 13 to 15, its first stage: a refused case changes nothing, the plan, then 15 beside 13 on
+    /// every member (from the mirror), a new cluster and pg_upgrade --check on the leader; the running cluster
+    /// still 13, its leader unchanged, taking writes.
+    private func upgradeFirstStage(_ cluster: LabClusterInventory, leader: String) async throws {
+        let upgrade = ["upgrade", "-i", cluster.path]
+        let older = try await KeelBinary.run(upgrade + ["--to", "12", "--check"])
+        #expect(
+            older.status != 0 && older.output.contains("--to 12 is not newer than the running PostgreSQL 13"),
+            "\(older)")
+        // Under --check, the plan, and exit 2: changes are pending.
+        let plan = try await KeelBinary.run(upgrade + ["--to", "15", "--check"])
+        #expect(
+            plan.status == 2 && plan.output.contains("upgrade will, on cluster lab (PostgreSQL 13 → 15):"), "\(plan)")
+        let unconfirmed = try await KeelBinary.run(upgrade + ["--to", "15", "--confirm", "other"])
+        #expect(unconfirmed.status != 0 && !unconfirmed.output.contains("PLAY "), "\(unconfirmed)")
+
+        let first = try await KeelBinary.run(upgrade + ["--to", "15", "--confirm", "lab"])
+        #expect(first.status == 0 && first.output.contains("h1 | changed | pg_upgrade --check"), "\(first)")
+        let packages = try await KeelBinary.run([
+            "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
+        ])
+        #expect(
+            packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6,
+            "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages)")
+        let compatible = try await remote(
+            cluster.path, leader, "cat /var/lib/postgresql/15/main/PG_VERSION; ls /var/lib/postgresql/15/main | wc -l")
+        #expect(compatible.first == "15", "a new cluster for 15 beside 13: \(compatible)")
+        for host in ["h1", "h2", "h3"] {
+            let running = try await sql(cluster.path, host, "SHOW server_version_num")
+            #expect(running.output.contains("\n1300"), "\(host) still runs 13: \(running)")
+        }
+        let members = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
+        #expect(
+            members.first { $0["role"] as? String == "leader" }?["name"] as? String == leader,
+            "the leader unchanged: \(members)")
     }
 }

@@ -88,6 +88,7 @@ struct UpgradeFlowTests {
         #expect(
             check.probe.contains("[ -e /usr/share/postgresql/15/extension/postgis.control ] || echo missing=postgis"))
         #expect(try check.changes(from: ProbeOutput(text: ""), on: host).isEmpty)
+        #expect(try check.changes(from: ProbeOutput(text: "absent"), on: host).isEmpty, "not installed yet: --check")
         #expect(throws: ResourceError.self) { try check.changes(from: ProbeOutput(text: "missing=postgis"), on: host) }
     }
 }

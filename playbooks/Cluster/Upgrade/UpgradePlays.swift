@@ -63,10 +63,15 @@ struct ExtensionsAvailable: Resource {
         let checks: [ShellCommand] = extensions.map { name in
             "[ -e \("/usr/share/postgresql/\(version)/extension/\(name).control") ] || echo \("missing=" + name)"
         }
-        return (checks + ["true"]).joined(separator: "; ").text
+        // Before the release is installed (a --check run), there is nothing to judge yet.
+        let installed: ShellCommand = "[ -x \("/usr/lib/postgresql/\(version)/bin/postgres") ]"
+        let probe: ShellCommand =
+            "if \(installed); then \((checks + ["true"]).joined(separator: "; ")); else echo absent; fi"
+        return probe.text
     }
 
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        guard output.text != "absent" else { return [] }
         let missing = output.text.split(separator: "\n").filter { $0.hasPrefix("missing=") }.map { $0.dropFirst(8) }
         guard missing.isEmpty else {
             throw ResourceError(
