@@ -66,16 +66,18 @@ struct BalancerPoolerTests {
     }
 
     @Test(
-        "paused only while HAProxy still routes to the leader handing over, with a timer that resumes it whatever happens; resumed once paused"
+        "paused only while it serves and HAProxy still routes to the leader handing over, with a timer that resumes it whatever happens; resumed once paused"
     )
     func pauseAndResume() throws {
         let (_, directory) = try ClusterModelTests().load()
         let balancer = try ClusterModelTests.host("10.213.0.14", directory)
         let paused = PoolersPaused(leader: "10.213.0.11")
-        #expect(try paused.changes(from: ProbeOutput(text: "routed=1"), on: balancer).count == 1)
-        #expect(try paused.changes(from: ProbeOutput(text: "paused=1\nrouted=1"), on: balancer).isEmpty)
+        #expect(try paused.changes(from: ProbeOutput(text: "serving=1\nrouted=1"), on: balancer).count == 1)
+        #expect(try paused.changes(from: ProbeOutput(text: "serving=1\npaused=1\nrouted=1"), on: balancer).isEmpty)
+        #expect(try paused.changes(from: ProbeOutput(text: "routed=1"), on: balancer).isEmpty, "PgBouncer stopped")
         #expect(try paused.changes(from: ProbeOutput(text: ""), on: balancer).isEmpty, "handed over already")
-        let pause = try #require(try paused.changes(from: ProbeOutput(text: "routed=1"), on: balancer).first)
+        let pause = try #require(
+            try paused.changes(from: ProbeOutput(text: "serving=1\nrouted=1"), on: balancer).first)
         let shown = pause.actions.map(\.description).joined()
         #expect(
             shown.contains("systemd-run --quiet --unit=keel-pgbouncer-resume --on-active=30")

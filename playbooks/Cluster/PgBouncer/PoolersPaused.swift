@@ -23,11 +23,15 @@ struct PoolersPaused: Resource {
         let routed: ShellCommand =
             HAProxyRole.serverStates(HAProxyRole.pooledLeader)
             + " | awk -v leader=\(leader) '$4 == leader && $6 == 2 { print \"routed=1\" }'"
-        return "systemctl is-active --quiet \(Self.timer).timer && echo paused=1; \(routed.text); true"
+        return "systemctl is-active --quiet pgbouncer && echo serving=1; "
+            + "systemctl is-active --quiet \(Self.timer).timer && echo paused=1; \(routed.text); true"
     }
 
+    /// Paused only while PgBouncer serves (a stopped one has no client to hold) and HAProxy still routes to the
+    /// leader handing over.
     func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        guard output.fields["routed"] != nil, output.fields["paused"] == nil else { return [] }
+        let fields = output.fields
+        guard fields["serving"] != nil, fields["routed"] != nil, fields["paused"] == nil else { return [] }
         let timer: ShellCommand =
             "systemctl stop \(Self.timer).timer 2>/dev/null; systemctl reset-failed \(Self.timer).service "
             + "\(Self.timer).timer 2>/dev/null; systemd-run --quiet --unit=\(Self.timer) --on-active=\(Self.longest) "
