@@ -35,21 +35,8 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         let unfinished = Set(hosts.filter(\.unfinished).map(\.name))
         try status.refuseUnlessHealthy(
             model, excusing: unfinished, because: "an update takes one host at a time out of a healthy cluster")
-        guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
-            throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
-        }
-        let lagging = status.members.compactMap { member -> String? in
-            guard member.name != leader, !unfinished.contains(member.name), case .bytes(let behind) = member.lag,
-                behind > model.limits.maximumReplicationLagBytes
-            else { return nil }
-            return "\(member.name) is \(behind) bytes behind"
-        }
-        if !lagging.isEmpty {
-            throw FlowError(
-                "replication lags: \(lagging.joined(separator: ", ")) (max_replication_lag_bytes: "
-                    + "\(model.limits.maximumReplicationLagBytes))",
-                hint: "wait until the replicas catch up (keel status), then run again; nothing was changed")
-        }
+        let leader = try status.leader()
+        try status.refuseLagging(model, excusing: unfinished)
         // pgBackRest talks only to its own version: members and repository host change it together, first.
         let isBackup = { (update: PackageUpdate) in PgBackRestDatabaseRole.packages.contains(update.name) }
         var backup: [String: PackageUpdate] = [:]

@@ -28,9 +28,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
     /// - Throws: ``FlowError`` naming what stands in the way.
     public init(to target: Int, survey: UpgradeSurvey, status: ClusterStatus, model: ClusterModel) throws(FlowError) {
         try status.refuseUnlessHealthy(model, because: "an upgrade starts from a healthy cluster")
-        guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
-            throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
-        }
+        let leader = try status.leader()
         let from = model.postgresVersion
         for host in model.databaseHosts {
             guard let running = survey.members[host]?.major else {
@@ -64,14 +62,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     "COMMIT PREPARED or ROLLBACK PREPARED them (pg_prepared_xacts), then run again; nothing was changed"
             )
         }
-        for member in status.members where member.name != leader {
-            if case .bytes(let behind) = member.lag, behind > model.limits.maximumReplicationLagBytes {
-                throw FlowError(
-                    "\(member.name) is \(behind) bytes behind (max_replication_lag_bytes: "
-                        + "\(model.limits.maximumReplicationLagBytes))",
-                    hint: "wait until the replicas catch up (keel status), then run again; nothing was changed")
-            }
-        }
+        try status.refuseLagging(model)
         for host in model.databaseHosts {
             guard let member = survey.members[host] else { continue }
             if member.freeBytes < member.walBytes + Self.headroom {
@@ -93,17 +84,14 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         async throws -> UpgradeFlow
     {
         let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
-        guard let leader = status.members.first(where: { $0.role == "leader" })?.name else {
-            throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
-        }
-        let survey = try await UpgradeSurvey.read(model, leader: leader, inventory: inventory, fleet: fleet)
+        let survey = try await UpgradeSurvey.read(
+            model, leader: try status.leader(), inventory: inventory, fleet: fleet)
         return try UpgradeFlow(to: target, survey: survey, status: status, model: model)
     }
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }
 
     public func plan(_ model: ClusterModel) -> String? {
-        let replicas = model.databaseHosts.filter { $0 != leader }
         let extensions = survey.extensions.isEmpty ? "" : " (\(survey.extensions.joined(separator: ", ")))"
         return [
             "upgrade will, on cluster \(model.name) (PostgreSQL \(from) → \(to)):",
@@ -114,7 +102,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                 + "one, and pg_upgrade --check against it",
             "  then the upgrade itself, which this build does not do yet: nothing of the running cluster changes; "
                 + "its \(from) data directories stay (\(model.dataDirectory) on "
-                + "\(([leader] + replicas).joined(separator: ", ")))",
+                + "\(model.databaseHosts.joined(separator: ", ")))",
         ].joined(separator: "\n") + "\n\n"
     }
 

@@ -180,6 +180,32 @@ public struct ClusterStatus: Codable, Sendable {
         }
     }
 
+    /// The member leading the cluster.
+    /// - Throws: ``FlowError`` when none does.
+    func leader() throws(FlowError) -> String {
+        guard let leader = members.first(where: { $0.role == "leader" })?.name else {
+            throw FlowError("the cluster has no leader", hint: "see keel status (nothing was changed)")
+        }
+        return leader
+    }
+
+    /// Refuses while a replica (other than those `excused`) is further behind than `max_replication_lag_bytes`:
+    /// a flow that stops members would leave it to catch up, or to be the one that takes over.
+    func refuseLagging(_ model: ClusterModel, excusing excused: Set<String> = []) throws(FlowError) {
+        let limit = model.limits.maximumReplicationLagBytes
+        let lagging = members.compactMap { member -> String? in
+            guard member.role != "leader", !excused.contains(member.name), case .bytes(let behind) = member.lag,
+                behind > limit
+            else { return nil }
+            return "\(member.name) is \(behind) bytes behind"
+        }
+        if !lagging.isEmpty {
+            throw FlowError(
+                "replication lags: \(lagging.joined(separator: ", ")) (max_replication_lag_bytes: \(limit))",
+                hint: "wait until the replicas catch up (keel status), then run again; nothing was changed")
+        }
+    }
+
     /// The command that succeeds on the host holding `vip`.
     static func holdsVIP(_ vip: String) -> String { "ip -4 -o addr show | grep -q ' inet \(vip)/'" }
 
