@@ -172,7 +172,8 @@ enum PatroniPlays {
         return [Play("switchover checks", on: leader) { _ in prepared }]
             + (poolers.map { [Play("pgbouncer paused", on: $0) { _ in PoolersPaused(leader: leader) }] } ?? [])
             + [Play("switchover", on: leader) { _ in promoted }]
-            + (poolers.map { [Play("pgbouncer resumed", on: $0) { _ in PoolersResumed(leader: leader) }] } ?? [])
+            + (poolers.map { [Play("pgbouncer resumed", on: $0) { _ in PoolersResumed(leader: .other(than: leader)) }] }
+                ?? [])
             + [
                 Play("former leader streaming", on: leader) { _ in
                     WaitFor(
