@@ -27,20 +27,25 @@ struct PgBackRestDatabaseRole: Role {
             }
             Directory("/var/log/pgbackrest", mode: 0o750, owner: "postgres", group: "postgres")
             Directory("/etc/pgbackrest")
-            Template(
-                "cluster/pgbackrest/database.conf", to: PgBackRestPlays.configuration, mode: 0o640,
-                group: "postgres",
-                values: [
-                    "cluster": .string(model.name), "member": .string(host.name), "stanza": .string(backups.stanza),
-                    "repository_host": .string(backups.repositoryHost ?? ""),
-                    "repository_address": .string(backups.repositoryHost.map(model.address(of:)) ?? ""),
-                    "path": .string(backups.path), "retention_full": .int(backups.retentionFull),
-                    "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
-                ])
+            configuration
             if backups.repositoryHost == nil {
                 // Every member has the timers; only the one that is the primary when they fire backs up.
                 PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimary).steps
             }
         }
+    }
+
+    /// pgbackrest.conf, which names the data directory (a major upgrade renders it anew).
+    var configuration: Template {
+        Template(
+            "cluster/pgbackrest/database.conf", to: PgBackRestPlays.configuration, mode: 0o640,
+            group: "postgres",
+            values: [
+                "cluster": .string(model.name), "member": .string(host.name), "stanza": .string(backups.stanza),
+                "repository_host": .string(backups.repositoryHost ?? ""),
+                "repository_address": .string(backups.repositoryHost.map(model.address(of:)) ?? ""),
+                "path": .string(backups.path), "retention_full": .int(backups.retentionFull),
+                "data_dir": .string(model.dataDirectory), "port": .int(model.postgresPort),
+            ])
     }
 }

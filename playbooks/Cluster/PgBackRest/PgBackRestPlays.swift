@@ -34,6 +34,17 @@ enum PgBackRestPlays {
         return plays
     }
 
+    /// pgbackrest.conf on `host` (a member or the repository host), as `model` names the data directory.
+    static func configuration(_ model: ClusterModel, on host: HostContext) -> Template? {
+        guard let backups = model.backups else { return nil }
+        if case .host(host.name, let databaseKey, let repositoryKey) = backups.repository {
+            return PgBackRestRepositoryRole(
+                host: host, model: model, backups: backups, databaseKey: databaseKey, repositoryKey: repositoryKey
+            ).configuration
+        }
+        return PgBackRestDatabaseRole(host: host, model: model, backups: backups).configuration
+    }
+
     /// The stanza and the first full backup, once the cluster serves.
     static func firstBackup(_ model: ClusterModel) -> [Play] {
         guard let backups = model.backups else { return [] }

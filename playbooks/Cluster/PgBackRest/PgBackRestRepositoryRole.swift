@@ -21,17 +21,22 @@ struct PgBackRestRepositoryRole: Role {
             Directory(backups.path, mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
             Directory("/var/log/pgbackrest", mode: 0o750, owner: "pgbackrest", group: "pgbackrest")
             Directory("/etc/pgbackrest")
-            Template(
-                "cluster/pgbackrest/repository.conf", to: PgBackRestPlays.configuration, mode: 0o640,
-                group: "pgbackrest",
-                values: [
-                    "cluster": .string(model.name), "stanza": .string(backups.stanza),
-                    "retention_full": .int(backups.retentionFull),
-                    "path": .string(backups.path), "data_dir": .string(model.dataDirectory),
-                    "port": .int(model.postgresPort),
-                    "members": .list(model.databaseHosts.map { .map(["address": .string(model.address(of: $0))]) }),
-                ])
+            configuration
             PgBackRestTimers(backups: backups, onlyIf: nil).steps
         }
+    }
+
+    /// pgbackrest.conf, which names the members' data directory (a major upgrade renders it anew).
+    var configuration: Template {
+        Template(
+            "cluster/pgbackrest/repository.conf", to: PgBackRestPlays.configuration, mode: 0o640,
+            group: "pgbackrest",
+            values: [
+                "cluster": .string(model.name), "stanza": .string(backups.stanza),
+                "retention_full": .int(backups.retentionFull),
+                "path": .string(backups.path), "data_dir": .string(model.dataDirectory),
+                "port": .int(model.postgresPort),
+                "members": .list(model.databaseHosts.map { .map(["address": .string(model.address(of: $0))]) }),
+            ])
     }
 }
