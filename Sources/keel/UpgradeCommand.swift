@@ -5,18 +5,25 @@ struct UpgradeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: UpgradeFlow.name, abstract: UpgradeFlow.summary,
         discussion:
-            "Reads every member first and refuses with the reason when the cluster is not ready; --check shows the plan and stops. This build does the first stage only (the new release installed beside the old one and pg_upgrade --check on the leader); the running cluster is not changed.",
-        shouldDisplay: false)
+            "Reads every member first and refuses with the reason when the cluster is not ready; --check shows the plan and stops. A run stopped half way is resumed by running it again, or rolled back with --rollback until the new leader has started (the plan names that point)."
+    )
 
     @OptionGroup var options: ClusterFlowOptions
 
     @Option(help: "The major release to upgrade to (newer than the running one).")
-    var to: Int
+    var to: Int?
+    @Flag(help: "Roll back the unfinished upgrade: the old release started again, as it was.")
+    var rollback = false
     @Option(help: "Confirm without a prompt: the cluster's name.") var confirm: String?
+
+    func validate() throws {
+        if to == nil && !rollback { throw ValidationError("name the release to upgrade to: --to N") }
+    }
 
     func run() async throws {
         try await options.run(confirming: [.clusterName], answers: .init(cluster: confirm)) { model, inventory, fleet in
-            try await UpgradeFlow.planned(to: to, model: model, inventory: inventory, fleet: try fleet())
+            try await UpgradeFlow.planned(
+                to: to, rollback: rollback, model: model, inventory: inventory, fleet: try fleet())
         }
     }
 }

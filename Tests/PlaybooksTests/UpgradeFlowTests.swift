@@ -52,7 +52,7 @@ struct UpgradeFlowTests {
         #expect(refusal(survey()) == nil)
     }
 
-    @Test("the plan: packages beside the old release, extensions, a new cluster and pg_upgrade --check on the leader")
+    @Test("the plan: the first stage, the stops, pg_upgrade --link, the point of no return, clones, backups")
     func plan() throws {
         let model = try model()
         let flow = try UpgradeFlow(
@@ -63,11 +63,53 @@ struct UpgradeFlowTests {
         #expect(plan.contains("postgresql-15 and its client installed beside 13"), "\(plan)")
         #expect(plan.contains("every extension (pg_stat_statements) available in 15"), "\(plan)")
         #expect(plan.contains("a new cluster initialized in /var/lib/postgresql/15/main"), "\(plan)")
+        #expect(plan.contains("PgBouncer paused on 10.213.0.14, 10.213.0.15"), "\(plan)")
+        #expect(plan.contains("THE POINT OF NO RETURN: until here, keel upgrade --rollback"), "\(plan)")
+        #expect(plan.contains("10.213.0.12, 10.213.0.13 cloned afresh from 10.213.0.11"), "\(plan)")
         #expect(flow.confirmations == [.clusterName])
         #expect(
             flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "postgresql 15 installed on 10.213.0.11,10.213.0.12,10.213.0.13", "pg_upgrade --check on 10.213.0.11",
+                "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "patroni stopped on the replicas on 10.213.0.12,10.213.0.13",
+                "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader upgraded on 10.213.0.11",
+                "configuration for postgresql 15 on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "new leader on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
+                "replicas cloned from the new leader on 10.213.0.12,10.213.0.13",
+                "statistics rebuilt on 10.213.0.11",
+                "cluster configuration on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
             ])
+    }
+
+    @Test("an unfinished upgrade resumes, or rolls back until its new leader began to start")
+    func unfinished() throws {
+        let model = try model()
+        let plan = UpgradePlan(
+            cluster: "pg-lab", from: 13, to: 15, leader: "10.213.0.11", planned: Date(timeIntervalSince1970: 1e9))
+        func record(_ lines: String...) throws -> JournalRecord {
+            try #require(
+                JournalRecord(
+                    flow: UpgradePlan.flow,
+                    text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
+        }
+        let killed = try record("begun: stopped", "done: stopped", "begun: upgraded")
+        #expect(UpgradePlan.recorded("== upgrade\nid: \(plan.id)\n\(JournalRecord.encode(plan))\n")?.plan == plan)
+        let rollback = try UpgradeFlow(resuming: plan, done: killed, rollback: true, model: model)
+        #expect(rollback.mode == .rollback(done: ["stopped"]))
+        #expect(
+            rollback.playbook(model, patroniWheel: []).plays.map(\.name) == [
+                "configuration for postgresql 13", "old leader back", "pgbouncer resumed", "replicas back",
+                "upgrade rolled back", "members in service",
+            ])
+        let resumed = try UpgradeFlow(resuming: plan, done: killed, rollback: false, model: model)
+        #expect(resumed.plan(model)?.contains("It was begun (\(plan.id)): resuming after stopped") == true)
+        let started = try record("done: upgraded", "done: keys-reset", "begun: started")
+        #expect(throws: FlowError.self) { try UpgradeFlow(resuming: plan, done: started, rollback: true, model: model) }
+        #expect(throws: FlowError.self) {
+            try UpgradeFlow(resuming: plan, done: killed, rollback: false, model: try self.model(15))
+        }
     }
 
     @Test("the upgraded cluster's own data directory, and a path without the version refused")

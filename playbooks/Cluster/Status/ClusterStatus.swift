@@ -33,6 +33,8 @@ public struct ClusterStatus: Codable, Sendable {
     public var restore: String?
     /// That restore has not finished.
     public var restoreUnfinished = false
+    /// An unfinished `keel upgrade` in the journal of the member read, in a line.
+    public var upgradeUnfinished: String?
     /// Hosts a killed `keel update` left out of service (an unfinished update in their journals).
     public var updateUnfinished: Set<String> = []
 
@@ -70,6 +72,11 @@ public struct ClusterStatus: Codable, Sendable {
         }
         let records = try await journal.stdoutText
         if UpdateJournal.leftUnfinished(records) { status.updateUnfinished = [host] }
+        if let (record, plan) = UpgradePlan.recorded(records), record.isUnfinished {
+            status.upgradeUnfinished =
+                "the upgrade to PostgreSQL \(plan.to) is UNFINISHED (done on \(host): \(record.done)): run keel "
+                + "upgrade --to \(plan.to) again, or keel upgrade --rollback"
+        }
         if let progress = RestoreProgress.read(records) {
             status.restore = progress.summary
             status.restoreUnfinished = !progress.isFinished
@@ -164,6 +171,7 @@ public struct ClusterStatus: Codable, Sendable {
             problems.append("etcd: \(model.etcdHosts.count - healthy) member(s) unhealthy")
         }
         if restoreUnfinished, let restore { problems.append(restore) }
+        if let upgradeUnfinished { problems.append(upgradeUnfinished) }
         return problems
     }
 
