@@ -19,16 +19,16 @@ extension LabTests {
         }
     }
 
-    /// Starts a writer on `host` that inserts rows one by one into `acked` through the VIP's primary port for
-    /// `seconds` (or until /tmp/writer.stop exists), recording in /tmp/acked each row it got a clean commit for;
+    /// Starts a writer on `host` that inserts rows one by one into `acked` through the VIP's primary port (`port`:
+    /// HAProxy's, or PostgreSQL's where the VIP is on the leader) for `seconds` (or until /tmp/writer.stop exists), recording in /tmp/acked each row it got a clean commit for;
     /// every failed insert goes to /tmp/writer.errors with its error; it touches /tmp/writer.done when it ends.
-    func startWriter(_ cluster: LabClusterInventory, on host: String, seconds: Int) async throws {
+    func startWriter(_ cluster: LabClusterInventory, on host: String, seconds: Int, port: Int = 5000) async throws {
         let writer = """
             export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
             rm -f /tmp/acked /tmp/acked.times /tmp/writer.done /tmp/writer.stop /tmp/writer.errors; i=0; end=$(( $(date +%s) + \(seconds) ))
             while [ "$(date +%s)" -lt "$end" ] && [ ! -f /tmp/writer.stop ]; do
                 i=$((i + 1))
-                if out=$(timeout 5 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
+                if out=$(timeout 5 psql -h 10.213.0.100 -p \(port) -U app -d app -XAtq -c "INSERT INTO acked VALUES ($i)" 2>&1) && [ -z "$out" ]; then
                     echo "$i" >> /tmp/acked; date +%s%N >> /tmp/acked.times
                 else
                     echo "$i $out" >> /tmp/writer.errors
@@ -44,15 +44,15 @@ extension LabTests {
     }
 
     /// How many of the rows the writer on `host` got a clean commit for are missing from the primary behind the
-    /// VIP's port 5000, and how many it got. The read is retried for up to a minute while it fails (PgBouncer
+    /// VIP's `port`, and how many it got. The read is retried for up to a minute while it fails (PgBouncer
     /// refuses logins for a moment after its PostgreSQL restarted): a failed read is not a row lost, and a read
     /// that never succeeds is an error of its own.
-    func acknowledgedRows(_ cluster: LabClusterInventory, writtenOn host: String) async throws -> (
+    func acknowledgedRows(_ cluster: LabClusterInventory, writtenOn host: String, port: Int = 5000) async throws -> (
         missing: Int, acknowledged: Int
     ) {
         let read =
             "export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=5; read=; for i in $(seq 60); do "
-            + "if timeout 20 psql -h 10.213.0.100 -p 5000 -U app -d app -XAtq -c 'SELECT id FROM acked' "
+            + "if timeout 20 psql -h 10.213.0.100 -p \(port) -U app -d app -XAtq -c 'SELECT id FROM acked' "
             + ">/tmp/present.raw 2>/tmp/present.err; then read=1; break; fi; sleep 1; done; "
             + "[ -n \"$read\" ] || { echo read failed; cat /tmp/present.err; exit 0; }; "
             + "sort /tmp/present.raw > /tmp/present; sort /tmp/acked | comm -23 - /tmp/present | wc -l; wc -l < /tmp/acked"
@@ -96,6 +96,8 @@ extension LabTests {
         try await statusNamesLeader(stale: false)
         try await Task.sleep(until: cut + .seconds(45))
         try await Lab.run("net-up", leader)
+        // The new leader has taken writes for a while by now: the writer stops.
+        _ = try await remote(inventory, writerHost, "touch /tmp/writer.stop")
         for _ in 0..<60
         where try await remote(inventory, writerHost, "[ -f /tmp/writer.done ] && echo done || true") != ["done"] {
             try await Task.sleep(for: .seconds(1))
