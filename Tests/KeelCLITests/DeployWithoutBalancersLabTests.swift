@@ -4,7 +4,7 @@ import Testing
 
 extension LabTests {
     @Test(
-        "Type B (no HAProxy): three hosts, h3 reached only through h1 as its jump host (ProxyJump in ansible_ssh_common_args), PostgreSQL 13 from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time; keel upgrade's first stage to 15 (a refused case, the plan, 15 beside 13 from the mirror, pg_upgrade --check) leaves the running cluster as it was",
+        "Type B (no HAProxy): three hosts, h3 reached only through h1 as its jump host (ProxyJump in ansible_ssh_common_args), PostgreSQL 13 from a PGDG mirror, the VIP follows the Patroni leader, writes go through it; backups in a directory the hosts share, refused where it is not shared; a new REST API password restarts one member at a time; keel upgrade to 15 under a writer (refused cases, the plan; killed during pg_upgrade and rolled back to 13; killed after the new leader started and rerun: every member on 15, every acknowledged row everywhere, a backup of 15, deploy on 15 changes nothing)",
         .lab(hosts: 3, fresh: true)
     )
     func deployWithoutBalancers() async throws {
@@ -18,19 +18,13 @@ extension LabTests {
         try String(contentsOfFile: cluster.path, encoding: .utf8)
             .replacingOccurrences(of: "h3 ansible_host=10.213.0.13\n", with: jumped)
             .write(toFile: cluster.path, atomically: true, encoding: .utf8)
+        // An older major release than Debian 12's, to upgrade from at the end.
+        try await cluster.onPostgreSQL13()
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
-        // PostgreSQL from a PGDG mirror signed with its own key (the lab's stands in for apt.postgresql.org).
-        let mirror = try await Lab.run("pgdg").split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
-        try #require(mirror.count == 2, "lab pgdg prints the mirror's URL and key file")
         func useRepository(_ path: String) throws {
             try variables.replacingOccurrences(
                 of: "pgbackrest_install: false", with: "pgbackrest_install: true\npgbackrest_repo_path: \(path)"
-            )
-            // An older major release than Debian 12's, to upgrade from at the end.
-            .replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 13")
-            .appending(
-                "\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n"
             )
             .write(toFile: variablesPath, atomically: true, encoding: .utf8)
         }
@@ -145,13 +139,15 @@ extension LabTests {
         #expect(
             healthy.filter { $0["role"] as? String == "leader" }.count == 1 && streamingReplicas(healthy).count == 2,
             "\(healthy)")
-        try await upgradeFirstStage(cluster, leader: "h1")
+        try await upgradeUnderLoad(cluster, leader: "h1")
     }
 
-    /// keel upgrade from 13 to 15, its first stage: a refused case changes nothing, the plan, then 15 beside 13 on
-    /// every member (from the mirror), a new cluster and pg_upgrade --check on the leader; the running cluster
-    /// still 13, its leader unchanged, taking writes.
-    private func upgradeFirstStage(_ cluster: LabClusterInventory, leader: String) async throws {
+    /// keel upgrade from 13 to 15 under a writer through the VIP (on the leader): refused cases and the plan change
+    /// nothing; a run killed while pg_upgrade runs on the leader is rolled back to 13 as it was; the next run,
+    /// killed after the new leader started, is rerun and completes: every member on 15, one leader and two
+    /// streaming replicas, every acknowledged row on every member, the repository upgraded with a backup of 15, and
+    /// keel deploy on 15 changes nothing.
+    private func upgradeUnderLoad(_ cluster: LabClusterInventory, leader: String) async throws {
         let upgrade = ["upgrade", "-i", cluster.path]
         let older = try await KeelBinary.run(upgrade + ["--to", "12", "--check"])
         #expect(
@@ -160,28 +156,53 @@ extension LabTests {
         // Under --check, the plan, and exit 2: changes are pending.
         let plan = try await KeelBinary.run(upgrade + ["--to", "15", "--check"])
         #expect(
-            plan.status == 2 && plan.output.contains("upgrade will, on cluster lab (PostgreSQL 13 → 15):"), "\(plan)")
+            plan.status == 2 && plan.output.contains("upgrade will, on cluster lab (PostgreSQL 13 → 15):")
+                && plan.output.contains("THE POINT OF NO RETURN"), "\(plan)")
         let unconfirmed = try await KeelBinary.run(upgrade + ["--to", "15", "--confirm", "other"])
         #expect(unconfirmed.status != 0 && !unconfirmed.output.contains("PLAY "), "\(unconfirmed)")
+        let nothing = try await KeelBinary.run(upgrade + ["--rollback", "--confirm", "lab"])
+        #expect(nothing.status != 0 && nothing.output.contains("no upgrade is under way"), "\(nothing)")
 
-        let first = try await KeelBinary.run(upgrade + ["--to", "15", "--confirm", "lab"])
-        #expect(first.status == 0 && first.output.contains("h1 | changed | pg_upgrade --check"), "\(first)")
-        let packages = try await KeelBinary.run([
-            "exec", "-i", cluster.path, "--", "dpkg-query -W -f '${Version}\\n' postgresql-15 postgresql-client-15",
-        ])
-        #expect(
-            packages.output.components(separatedBy: "+pgdg120+1\n").count - 1 == 6,
-            "postgresql-15 and its client from the PGDG mirror on all three hosts: \(packages)")
-        let compatible = try await remote(
-            cluster.path, leader, "cat /var/lib/postgresql/15/main/PG_VERSION; ls /var/lib/postgresql/15/main | wc -l")
-        #expect(compatible.first == "15", "a new cluster for 15 beside 13: \(compatible)")
+        _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5432, "CREATE TABLE acked (id int PRIMARY KEY)")
+        try await startWriter(cluster, on: "h2", seconds: 1200, port: 5432)
+        try await Task.sleep(for: .seconds(3))
+        let run = upgrade + ["--to", "15", "--confirm", "lab"]
+        let killedInUpgrade = try await deployKilled(after: "upgrade: a CHECKPOINT", on: leader, run)
+        #expect(killedInUpgrade == nil, "the upgrade ended before pg_upgrade: \(killedInUpgrade ?? "")")
+        let rollback = try await KeelBinary.run(upgrade + ["--rollback", "--confirm", "lab"])
+        #expect(rollback.status == 0 && rollback.output.contains("roll back the unfinished upgrade"), "\(rollback)")
         for host in ["h1", "h2", "h3"] {
             let running = try await sql(cluster.path, host, "SHOW server_version_num")
-            #expect(running.output.contains("\n1300"), "\(host) still runs 13: \(running)")
+            #expect(running.output.contains("\n1300"), "\(host) runs 13 again: \(running)")
         }
-        let members = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
+        let back = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }
         #expect(
-            members.first { $0["role"] as? String == "leader" }?["name"] as? String == leader,
-            "the leader unchanged: \(members)")
+            back.first { $0["role"] as? String == "leader" }?["name"] as? String == leader, "rolled back: \(back)")
+        let afterRollback = try await acknowledgedRows(cluster, writtenOn: "h2", port: 5432)
+        #expect(afterRollback.missing == 0, "rows lost by the rollback: \(afterRollback)")
+
+        // Killed once the new leader began to start: past the point of no return, a rollback is refused and a rerun
+        // completes.
+        let started = ContinuousClock.now
+        let killedStarted = try await deployKilled(
+            after: "upgrade: patroni started on PostgreSQL 15", on: leader, run)
+        #expect(killedStarted == nil, "the upgrade ended before its new leader: \(killedStarted ?? "")")
+        let late = try await KeelBinary.run(upgrade + ["--rollback", "--confirm", "lab"])
+        #expect(late.status != 0 && late.output.contains("past its point of no return"), "\(late)")
+        let rerun = try await KeelBinary.run(run)
+        print("keel upgrade 13 → 15 (killed once, rerun): \(ContinuousClock.now - started)")
+        #expect(rerun.status == 0 && rerun.output.contains("It was begun"), "\(rerun)")
+        _ = try await remote(
+            cluster.path, "h2",
+            "touch /tmp/writer.stop; for i in $(seq 30); do [ -f /tmp/writer.done ] && break; sleep 1; done")
+        let rows = try await acknowledgedRows(cluster, writtenOn: "h2", port: 5432)
+        let gap = try await remote(
+            cluster.path, "h2",
+            "awk 'p { d = $1 - p; if (d > m) m = d } { p = $1 } END { printf \"%.2f\\n\", m / 1e9 }' /tmp/acked.times")
+        print(
+            "upgrade under load: \(rows.acknowledged) rows acknowledged, \(rows.missing) missing; longest write gap \(gap.first ?? "?") s"
+        )
+        #expect(rows.missing == 0 && rows.acknowledged > 100, "\(rows)")
+        try await upgradedTo15(cluster, backupsOn: leader, as: "postgres", rows: [("acked", "h2", "/tmp/acked")])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KeelTestSupport
+import Testing
 
 /// The example lab inventory (`inventory/lab`) copied to a fresh folder, with the running lab's key and
 /// known_hosts: three database hosts running etcd too, two balancers with HAProxy, keepalived and the VIP, the
@@ -43,6 +44,20 @@ struct LabClusterInventory {
                 .replacingOccurrences(of: "pgbackrest_install: true", with: "pgbackrest_install: false")
                 .write(toFile: directory + "/group_vars/all.yml", atomically: true, encoding: .utf8)
         }
+    }
+
+    /// The group variables edited: `postgresql_version` 13, installed from the lab's PGDG-style mirror (signed with
+    /// its own key, standing in for apt.postgresql.org), so that a later `keel upgrade` has a newer release to go to.
+    func onPostgreSQL13() async throws {
+        let mirror = try await Lab.run("pgdg").split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
+        try #require(mirror.count == 2, "lab pgdg prints the mirror's URL and key file")
+        let path = directory + "/group_vars/all.yml"
+        try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "postgresql_version: 15", with: "postgresql_version: 13")
+            .appending(
+                "\npgdg_repository: true\npgdg_repository_url: \(mirror[0])\npgdg_repository_key_file: \(mirror[1])\n"
+            )
+            .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// A generated password from `.keel-secrets.yml`.

@@ -49,20 +49,7 @@ extension LabTests {
 
         // The newer releases appear; the plan lists them per host, from → to.
         _ = try await KeelBinary.run(["exec", "-i", inventory, "--", "rm -f \(Self.olderReleasesPin)"])
-        let reader = """
-            export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
-            rm -f /tmp/reader.errors /tmp/reader.stop; touch /tmp/reader.errors; n=0
-            while [ ! -f /tmp/reader.stop ]; do
-                n=$((n + 1)); echo "$n" > /tmp/reader.count
-                out=$(timeout 5 psql -h 10.213.0.100 -p 5001 -U app -d app -XAtq -c 'SELECT 1' 2>&1)
-                [ "$out" = 1 ] || echo "$(date +%T) $out" >> /tmp/reader.errors
-                sleep 0.2
-            done
-            """
-        _ = try await remote(
-            inventory, "h3",
-            "echo \(Data(reader.utf8).base64EncodedString()) | base64 -d > /tmp/reader.sh; "
-                + "setsid nohup bash /tmp/reader.sh >/dev/null 2>&1 </dev/null &")
+        try await startReader(cluster, on: "h3")
         let checked = try await KeelBinary.run(update + ["--check"])
         #expect(
             checked.status == 2
@@ -107,13 +94,39 @@ extension LabTests {
         #expect(again.status == 0 && again.output.contains("is current, nothing to do"), "\(again)")
         #expect(try EventStream(path: events).changedPerHost.values.allSatisfy { $0 == 0 }, "\(again)")
 
-        let errors = try await remote(
-            inventory, "h3",
-            "touch /tmp/reader.stop; sleep 1; echo $(grep -c '^[0-9][0-9]:' /tmp/reader.errors) $(cat /tmp/reader.count)"
-        )
-        print("the reader through VIP:5001 during the update: \(errors.first ?? "?") (errors, reads)")
+        let reads = try await stopReader(cluster, on: "h3")
+        print("the reader through VIP:5001 during the update: \(reads.errors) errors in \(reads.reads) reads")
         try await printBeside(
             try await remote(inventory, "h3", "cat /tmp/reader.errors"), steps: [killedSteps, stepTimes])
+    }
+
+    /// Starts a reader on `host` through VIP:5001 (the replicas), a `SELECT 1` every 0.2 s, each failure recorded
+    /// with its time in /tmp/reader.errors.
+    func startReader(_ cluster: LabClusterInventory, on host: String) async throws {
+        let reader = """
+            export PGPASSWORD='\(try cluster.secret("user_app"))' PGCONNECT_TIMEOUT=2
+            rm -f /tmp/reader.errors /tmp/reader.stop; touch /tmp/reader.errors; n=0
+            while [ ! -f /tmp/reader.stop ]; do
+                n=$((n + 1)); echo "$n" > /tmp/reader.count
+                out=$(timeout 5 psql -h 10.213.0.100 -p 5001 -U app -d app -XAtq -c 'SELECT 1' 2>&1)
+                [ "$out" = 1 ] || echo "$(date +%T) $out" >> /tmp/reader.errors
+                sleep 0.2
+            done
+            """
+        _ = try await remote(
+            cluster.path, host,
+            "echo \(Data(reader.utf8).base64EncodedString()) | base64 -d > /tmp/reader.sh; "
+                + "setsid nohup bash /tmp/reader.sh >/dev/null 2>&1 </dev/null &")
+    }
+
+    /// Stops the reader on `host`: how many of its reads failed, of how many.
+    func stopReader(_ cluster: LabClusterInventory, on host: String) async throws -> (errors: Int, reads: Int) {
+        let counts = try await remote(
+            cluster.path, host,
+            "touch /tmp/reader.stop; sleep 1; echo $(grep -c '^[0-9][0-9]:' /tmp/reader.errors) $(cat /tmp/reader.count)"
+        )
+        let numbers = counts.first?.split(separator: " ").compactMap { Int($0) } ?? []
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : (-1, -1)
     }
 
     /// Prints each of the reader's `errors` ("HH:MM:SS message") with the update's steps that ended within 5 s of
