@@ -14,16 +14,20 @@ struct UpgradeCommand: AsyncParsableCommand {
     var to: Int?
     @Flag(help: "Roll back the unfinished upgrade: the old release started again, as it was.")
     var rollback = false
+    @Flag(help: "Once the upgrade finished: delete the old release's data directories and remove its packages.")
+    var cleanup = false
     @Option(help: "Confirm without a prompt: the cluster's name.") var confirm: String?
 
     func validate() throws {
-        if to == nil && !rollback { throw ValidationError("name the release to upgrade to: --to N") }
+        if [to != nil, rollback, cleanup].filter({ $0 }).count != 1 {
+            throw ValidationError("name the release to upgrade to (--to N), or --rollback, or --cleanup")
+        }
     }
 
     func run() async throws {
         try await options.run(confirming: [.clusterName], answers: .init(cluster: confirm)) { model, inventory, fleet in
             try await UpgradeFlow.planned(
-                to: to, rollback: rollback, model: model, inventory: inventory, fleet: try fleet())
+                to: to, rollback: rollback, cleanup: cleanup, model: model, inventory: inventory, fleet: try fleet())
         }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 extension LabTests {
     @Test(
-        "keel upgrade of a Type A cluster (3 members, 2 balancers with PgBouncer behind the VIP) from PostgreSQL 13 to 15 under writers through VIP:5000 and VIP:6432 and a reader through VIP:5001: a stopped replica refuses it before anything stops; --check under the writers fails none of them; then every member on 15, one leader and two streaming replicas, every acknowledged row on every member, the PgBouncer writer's errors and longest stall, pgbackrest check and a backup of 15, keel deploy on 15 changes nothing",
+        "keel upgrade of a Type A cluster (3 members, 2 balancers with PgBouncer behind the VIP) from PostgreSQL 13 to 15 under writers through VIP:5000 and VIP:6432 and a reader through VIP:5001: a stopped replica refuses it before anything stops; --check under the writers fails none of them; then every member on 15, one leader and two streaming replicas, every acknowledged row on every member, the PgBouncer writer's errors and longest stall, pgbackrest check and a backup of 15, keel deploy on 15 changes nothing; --cleanup removes 13's data directories and packages, the cluster serving on, and changes nothing when run again",
         .lab(hosts: 5, fresh: true)
     )
     func majorUpgrade() async throws {
@@ -67,6 +67,24 @@ extension LabTests {
         try await upgradedTo15(
             cluster, backupsOn: "h4", as: "pgbackrest",
             rows: [("acked", "h2", "/tmp/acked"), ("pooled", "h3", "/tmp/pooled.acked")])
+
+        // The old release removed: its data directories and packages; the cluster serves on; a rerun changes nothing.
+        let cleanup = ["upgrade", "-i", inventory, "--cleanup", "--confirm", "lab"]
+        let cleaned = try await KeelBinary.run(cleanup)
+        #expect(cleaned.status == 0 && cleaned.output.contains("/var/lib/postgresql/13/main deleted"), "\(cleaned)")
+        let gone = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1:h2:h3", "--",
+            "echo $(ls -d /var/lib/postgresql/13/main 2>/dev/null | wc -l) $(dpkg-query -W -f '${Status}\\n' postgresql-13 2>/dev/null | grep -c ' installed')",
+        ])
+        #expect(gone.output.components(separatedBy: "\n0 0\n").count - 1 == 3, "the old release gone: \(gone)")
+        let serving = try await members(inventory, within: 30) { streamingReplicas($0).count == 2 }
+        #expect(streamingReplicas(serving).count == 2, "\(serving)")
+        let cleanupEvents = inventory + ".cleanup.events"
+        let cleanedAgain = try await KeelBinary.run(cleanup + ["--events", cleanupEvents])
+        let cleanupStream = try EventStream(path: cleanupEvents)
+        #expect(
+            cleanedAgain.status == 0 && cleanupStream.changedPerHost.values.allSatisfy { $0 == 0 },
+            "\(cleanupStream.changedSteps)")
     }
 
     /// The cluster after `keel upgrade --to 15`: every member runs 15, one leader and two streaming replicas; every

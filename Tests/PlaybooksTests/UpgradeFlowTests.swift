@@ -112,6 +112,27 @@ struct UpgradeFlowTests {
         }
     }
 
+    @Test("a finished upgrade's old release removed, once the inventory names the new one")
+    func cleanup() throws {
+        let plan = UpgradePlan(
+            cluster: "pg-lab", from: 13, to: 15, leader: "10.213.0.11", planned: Date(timeIntervalSince1970: 1e9))
+        #expect(throws: FlowError.self) { try UpgradeFlow(cleaningUp: plan, model: try self.model(13)) }
+        let model = try model(15)
+        let flow = try UpgradeFlow(cleaningUp: plan, model: model)
+        let text = flow.plan(model) ?? ""
+        #expect(
+            text.contains("/var/lib/postgresql/13/main deleted")
+                && text.contains("postgresql-13 and postgresql-client-13 removed"), "\(text)")
+        let (_, directory) = try ClusterModelTests().load()
+        let host = try ClusterModelTests.host("10.213.0.12", directory)
+        let steps = try flow.playbook(model, patroniWheel: []).plays.flatMap { try $0.body(host) }.map(\.resource)
+        #expect(
+            steps.map(\.description) == [
+                "/var/lib/postgresql/13/main deleted", "package postgresql-13 postgresql-client-13",
+            ])
+        #expect((steps.last as? Package)?.state == .absent)
+    }
+
     @Test("the upgraded cluster's own data directory, and a path without the version refused")
     func dataDirectory() throws {
         let model = try model()

@@ -22,6 +22,8 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         case resume(done: [String])
         /// The unfinished upgrade rolled back: the old cluster started again.
         case rollback(done: [String])
+        /// The finished upgrade's old release removed: its data directories and packages.
+        case cleanup
     }
 
     public let plan: UpgradePlan
@@ -29,6 +31,8 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
     /// The extensions the leader's databases hold (empty when resumed: they were checked when it began).
     let extensions: [String]
     let upgraded: ClusterModel
+    /// The cluster on the old release, whose data directories and packages a cleanup removes.
+    let retired: ClusterModel?
 
     /// Room a member needs beside its WAL for the new cluster's catalogue and first WAL (pg_upgrade --link shares
     /// the relation files).
@@ -86,6 +90,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         mode = .upgrade
         extensions = survey.extensions
         upgraded = try model.upgraded(to: target)
+        retired = nil
     }
 
     /// The unfinished upgrade `plan`, which the leader's journal shows done as far as `done`: resumed, or rolled
@@ -112,14 +117,42 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         mode = rollback ? .rollback(done: done.stages) : .resume(done: done.stages)
         extensions = []
         upgraded = try model.upgraded(to: plan.to)
+        retired = nil
+    }
+
+    /// The old release of the finished upgrade `plan` removed from the cluster, which `model` describes on the new
+    /// release.
+    /// - Throws: ``FlowError`` when the inventory does not name the new release yet.
+    public init(cleaningUp plan: UpgradePlan, model: ClusterModel) throws(FlowError) {
+        guard model.postgresVersion == plan.to else {
+            throw FlowError(
+                "the cluster was upgraded to PostgreSQL \(plan.to); the inventory says postgresql_version: "
+                    + "\(model.postgresVersion)",
+                hint: "set postgresql_version: \(plan.to) (keel deploy then changes nothing), then clean up")
+        }
+        self.plan = plan
+        mode = .cleanup
+        extensions = []
+        upgraded = model
+        retired = try model.upgraded(to: plan.from)
     }
 
     /// The upgrade planned from the hosts' journals and, when none is under way, from what the members and the
-    /// running cluster say now. `target` nil is only for `rollback`.
-    public static func planned(to target: Int?, rollback: Bool, model: ClusterModel, inventory: Inventory, fleet: Fleet)
-        async throws -> UpgradeFlow
-    {
-        if let (plan, record) = try await unfinished(model, inventory: inventory, fleet: fleet) {
+    /// running cluster say now. `target` nil is only for `rollback` and `cleanup`.
+    public static func planned(
+        to target: Int?, rollback: Bool, cleanup: Bool = false, model: ClusterModel, inventory: Inventory,
+        fleet: Fleet
+    ) async throws -> UpgradeFlow {
+        let newest = try await recorded(model, inventory: inventory, fleet: fleet)
+        if cleanup {
+            guard let (plan, record) = newest, record.isFinished else {
+                throw FlowError(
+                    "no finished upgrade is recorded on the members: nothing to clean up",
+                    hint: newest == nil ? "see keel status" : "finish the upgrade first (keel upgrade --to N)")
+            }
+            return try UpgradeFlow(cleaningUp: plan, model: model)
+        }
+        if let (plan, record) = newest, record.isUnfinished {
             if let target, target != plan.to {
                 throw FlowError(
                     "an upgrade to PostgreSQL \(plan.to) is under way (done on \(plan.leader): \(record.done))",
@@ -139,9 +172,10 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         return try UpgradeFlow(to: target, survey: survey, status: status, model: model)
     }
 
-    /// The unfinished upgrade of this cluster the members recorded, with the leader's record of it.
+    /// The newest upgrade of this cluster the members recorded, with the leader's record of it (unfinished when
+    /// any member's is).
     /// - Throws: ``FlowError`` when a member cannot be read (its journal could hold one).
-    private static func unfinished(_ model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
+    private static func recorded(_ model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
         -> (UpgradePlan, JournalRecord)?
     {
         let hosts = model.databaseHosts
@@ -159,10 +193,13 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     "\(host)'s journal could not be read: \(error)", hint: "an upgrade may be under way there")
             }
         }
-        let mine = recorded.values.filter { $0.plan.cluster == model.name && $0.record.isUnfinished }
+        let mine = recorded.values.filter { $0.plan.cluster == model.name }
         guard let newest = mine.max(by: { $0.plan.planned < $1.plan.planned }) else { return nil }
+        let same = mine.filter { $0.plan == newest.plan }
+        let unfinished = same.first { $0.record.isUnfinished }
         let leaders = recorded[newest.plan.leader].flatMap { $0.plan == newest.plan ? $0.record : nil }
-        return (newest.plan, leaders ?? newest.record)
+        let record = leaders ?? newest.record
+        return (newest.plan, unfinished != nil && !record.isUnfinished ? unfinished!.record : record)
     }
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }
@@ -172,6 +209,15 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         let replicas = model.databaseHosts.filter { $0 != leader }
         let pools = model.balancerPoolers.isEmpty ? nil : model.balancerPoolers.joined(separator: ", ")
         switch mode {
+        case .cleanup:
+            return [
+                "upgrade --cleanup will, on cluster \(model.name) (upgraded from PostgreSQL \(from) to \(to), "
+                    + "\(plan.planned.formatted(.iso8601))):",
+                "  on \(model.databaseHosts.joined(separator: ", ")): \(retired?.dataDirectory ?? "") deleted (the \(from) "
+                    + "data directory; on \(leader) its files are \(to)'s too, which keeps them), "
+                    + "postgresql-\(from) and postgresql-client-\(from) removed (apt-get remove)",
+                "  the repository's backups of \(from) stay until their retention expires them",
+            ].joined(separator: "\n") + "\n\n"
         case .rollback(let done):
             return [
                 "upgrade will roll back the unfinished upgrade of cluster \(model.name) to \(to) (done on \(leader): "
@@ -232,6 +278,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         let plays = UpgradePlays(plan: plan, model: model, upgraded: upgraded)
         return Playbook(Self.name, summary: Self.summary, become: true) {
             switch mode {
+            case .cleanup: retired.map(UpgradePlays.cleanup) ?? []
             case .rollback: plays.rollback()
             case .upgrade, .resume:
                 plays.prepared(extensions: extensions)

@@ -43,8 +43,39 @@ struct UpgradePlays {
                 Command(
                     "[ -e \(oldControl + ".old") ] || { \(settings) && \(pgUpgrade(check: true)); }",
                     what: "pg_upgrade --check")
+                if model.backups != nil {
+                    Command(backupsReadNewRelease, what: "pgBackRest reads PostgreSQL \(upgraded.postgresVersion)")
+                }
             },
         ]
+    }
+
+    /// The old release (`retired`, the cluster as it ran before) removed once the upgrade finished: its data
+    /// directory deleted and its packages purged on every member (on the leader the old directory's files are the
+    /// new one's too: deleting it only unlinks them).
+    static func cleanup(_ retired: ClusterModel) -> [Play] {
+        [
+            Play("postgresql \(retired.postgresVersion) removed", on: retired.pattern(retired.databaseHosts)) { _ in
+                Command(
+                    "rm -rf \(retired.dataDirectory)", what: "\(retired.dataDirectory) deleted",
+                    unless: "[ ! -e \(retired.dataDirectory) ]")
+                Package([PostgresPackages.server(retired), PostgresPackages.client(retired)], state: .absent)
+            }
+        ]
+    }
+
+    /// Succeeds when the installed pgBackRest reads the new release's control file (an offline stanza-create in a
+    /// scratch repository, on the new cluster the first stage initialized); else fails saying to update it: a
+    /// pgBackRest older than the release could archive nothing of the upgraded cluster.
+    private var backupsReadNewRelease: ShellCommand {
+        let version = upgraded.postgresVersion
+        return "scratch=$(mktemp -d) && chown postgres \"$scratch\" && { runuser -u postgres -- pgbackrest "
+            + "--config=/dev/null --stanza=keel-upgrade-check --pg1-path=\(upgraded.dataDirectory) "
+            + "--repo1-path=\"$scratch/repo\" --lock-path=\"$scratch\" --log-level-file=off --log-level-console=error "
+            + "--no-online stanza-create >/dev/null 2>\"$scratch/error\"; read=$?; said=$(head -c 300 \"$scratch/error\"); "
+            + "rm -rf \"$scratch\"; [ \"$read\" = 0 ] || { echo \"the installed pgBackRest ($(pgbackrest version)) "
+            + "cannot back up PostgreSQL \(raw: String(version)) ($said): install a newer pgbackrest on every host first, then run "
+            + "again; the running cluster was not changed\" >&2; false; }; }"
     }
 
     /// The upgrade itself, from the plan recorded on every host taking part: the replicas stopped, the balancers'
