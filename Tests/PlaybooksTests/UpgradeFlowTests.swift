@@ -7,15 +7,18 @@ import Testing
 @Suite("upgrade: refused before anything changes, planned, and its first stage")
 struct UpgradeFlowTests {
     /// Every member running `major`, with room, the leader holding `extensions`.
-    func survey(major: Int = 13, free: Int = 10 << 30, extensions: [String] = ["pg_stat_statements"], prepared: Int = 0)
-        -> UpgradeSurvey
-    {
+    func survey(
+        major: Int = 13, free: Int = 10 << 30, extensions: [String] = ["pg_stat_statements"], prepared: Int = 0,
+        tablespaces: Int = 0
+    ) -> UpgradeSurvey {
         var survey = UpgradeSurvey(members: [:], extensions: [], preparedTransactions: 0)
         for host in ["10.213.0.11", "10.213.0.12", "10.213.0.13"] {
             let lines =
                 ["server_version=\(major * 10000 + 23)", "free=\(free)", "wal=\(64 << 20)"]
                 + (host == "10.213.0.11"
-                    ? extensions.map { "extension=\($0)" } + ["extension=plpgsql", "prepared=\(prepared)"] : [])
+                    ? extensions.map { "extension=\($0)" } + [
+                        "extension=plpgsql", "prepared=\(prepared)", "tablespaces=\(tablespaces)",
+                    ] : [])
             survey.add(ProbeOutput(text: lines.joined(separator: "\n")), of: host, isLeader: host == "10.213.0.11")
         }
         return survey
@@ -43,6 +46,7 @@ struct UpgradeFlowTests {
         #expect(
             refusal(survey(major: 15))?.contains("10.213.0.11 runs PostgreSQL 15, the inventory says 13") == true)
         #expect(refusal(survey(prepared: 2))?.contains("2 prepared transaction(s) wait on 10.213.0.11") == true)
+        #expect(refusal(survey(tablespaces: 1))?.contains("1 tablespace(s) besides pg_default and pg_global") == true)
         let lagging = try SwitchoverFlowTests().status([
             ("10.213.0.12", "sync_standby", "streaming", 3, 0), ("10.213.0.13", "replica", "streaming", 3, 50 << 20),
         ])

@@ -76,6 +76,12 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     "COMMIT PREPARED or ROLLBACK PREPARED them (pg_prepared_xacts), then run again; nothing was changed"
             )
         }
+        if survey.tablespaces > 0 {
+            throw FlowError(
+                "\(survey.tablespaces) tablespace(s) besides pg_default and pg_global: keel upgrade does not move "
+                    + "tablespaces yet (their directories per release, the replicas' copies, the cleanup)",
+                hint: "move their objects to pg_default and drop them, or upgrade by hand; nothing was changed")
+        }
         try status.refuseLagging(model)
         for host in model.databaseHosts {
             guard let member = survey.members[host] else { continue }

@@ -258,10 +258,10 @@ struct UpgradePlays {
     private func pgUpgrade(check: Bool) -> ShellCommand {
         let log = "/var/log/postgresql/keel-pg_upgrade.log"
         return "{ cd \(ClusterModel.postgresHome) && runuser -u postgres -- \(upgraded.binDirectory + "/pg_upgrade") "
-            + "\(raw: check ? "--check " : "")--link -b \(model.binDirectory) -B \(upgraded.binDirectory) "
+            + "\(raw: check ? "--check " : "")--link --jobs=\"$(nproc)\" -b \(model.binDirectory) -B \(upgraded.binDirectory) "
             + "-d \(model.dataDirectory) -D \(upgraded.dataDirectory) -U \"$install_user\" "
             + "-p \(model.postgresPort) -P \(model.postgresPort + 1) > \(log) 2>&1 "
-            + "|| { tail -n 40 \(log) >&2; false; }; }"
+            + "|| { tail -n 40 \(log) >&2; \(raw: check ? "" : "echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; ")false; }; }"
     }
 
     /// The leader's data upgraded in place, from whatever an earlier run killed in this stage left: a pg_upgrade

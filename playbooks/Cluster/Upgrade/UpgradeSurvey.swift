@@ -20,6 +20,8 @@ public struct UpgradeSurvey: Sendable, Equatable {
     public var extensions: [String]
     /// Transactions prepared for two-phase commit and not yet finished (pg_upgrade refuses them).
     public var preparedTransactions: Int
+    /// Tablespaces besides the two every cluster has (`pg_default`, `pg_global`).
+    public var tablespaces = 0
 
     /// The survey of `model`'s members, the leader `leader` read for extensions and prepared transactions.
     /// - Throws: ``FlowError`` when a member cannot be read.
@@ -61,11 +63,12 @@ public struct UpgradeSurvey: Sendable, Equatable {
                 .map { String($0.dropFirst("extension=".count)) }
             extensions = Set(named).subtracting(["plpgsql"]).sorted()
             preparedTransactions = number("prepared") ?? 0
+            tablespaces = number("tablespaces") ?? 0
         }
     }
 
     /// The shell that prints a member's `server_version=`, `free=` and `wal=` and, on the leader, an
-    /// `extension=` line for each extension of each database and `prepared=`.
+    /// `extension=` line for each extension of each database, `prepared=` and `tablespaces=`.
     static func probe(_ model: ClusterModel, member: String, isLeader: Bool) -> ShellCommand {
         let parent = (model.dataDirectory as NSString).deletingLastPathComponent
         var lines: [ShellCommand] = [
@@ -83,6 +86,9 @@ public struct UpgradeSurvey: Sendable, Equatable {
                     + "psql -XAtq -v ON_ERROR_STOP=1 -p \(model.postgresPort) -d \"$db\" -f -; done")
             lines.append(
                 "echo prepared=$(\(model.postgres.run("SELECT count(*) FROM pg_prepared_xacts")))")
+            lines.append(
+                "echo tablespaces=$(\(model.postgres.run("SELECT count(*) FROM pg_tablespace WHERE spcname NOT IN ('pg_default', 'pg_global')")))"
+            )
         }
         return lines.joined(separator: "\n")
     }
