@@ -70,6 +70,15 @@ struct ClusterStatusTests {
         #expect(left.serviceProblems(model, excusing: ["10.213.0.12", "10.213.0.15"]).isEmpty)
     }
 
+    @Test("an unfinished upgrade is a problem that names what to run")
+    func unfinishedUpgrade() throws {
+        let (model, _) = try ClusterModelTests().load()
+        var left = try status(healthy)
+        left.upgradeUnfinished = "the upgrade to PostgreSQL 17 is UNFINISHED (done on 10.213.0.12: stopped)"
+        #expect(left.findProblems(model) == [left.upgradeUnfinished])
+        #expect(throws: FlowError.self) { try left.refuseUnlessHealthy(model, because: "a test") }
+    }
+
     @Test("a member's state is what its own Patroni reports now, in the words of /cluster")
     func ownState() {
         func state(_ json: String) -> String? { ClusterStatus.ownState(Data(json.utf8)) }
