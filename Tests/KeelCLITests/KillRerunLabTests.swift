@@ -49,7 +49,7 @@ extension LabTests {
     }
 
     @Test(
-        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated",
+        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); the major upgrade from PostgreSQL 13 to 15 (a stopped replica refuses it; --check fails no writer; every member on 15, every row everywhere, the PgBouncer writer's stall, backups of 15, deploy on 15 changes nothing, --cleanup); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated",
         .lab(hosts: 5, fresh: true)
     )
     func killedRunsConverge() async throws {
@@ -66,6 +66,8 @@ extension LabTests {
             ("first full backup of stanza", "h4"),
         ]
         try await holdOlderReleases(cluster)
+        // PostgreSQL 13 from the lab's PGDG mirror, upgraded to 15 (the pinned 15.18) before the update.
+        try await cluster.onPostgreSQL13()
         var secrets: String?
         for (step, host) in points {
             let unkilled = try await deployKilled(after: step, on: host, deploy)
@@ -115,6 +117,8 @@ extension LabTests {
         try await startPooledWriter(cluster, on: "h3")
         try await switchovers(cluster, writerHost: "h2")
         try await pooledWriterClean(cluster, "h3", after: "the switchovers")
+        try await majorUpgrade(cluster, writerHost: "h2", pooledHost: "h3")
+        try await pooledWriterClean(cluster, "h3", after: "the upgrade")
         try await updates(cluster, writerHost: "h2")
         try await pooledWriterClean(cluster, "h3", after: "the update")
         let pooled = try await stopPooledWriter(cluster, on: "h3")

@@ -105,14 +105,15 @@ extension LabTests {
     }
 
     /// The longest wait, in seconds, between two rows the writer on `writerHost` got acknowledged from `start` to
-    /// `end` (its clock's `date +%s%N`).
-    func longestWait(_ inventory: String, writerHost: String, from start: String, to end: String) async throws
-        -> Double
-    {
+    /// `end` (its clock's `date +%s%N`), read from its `times` file.
+    func longestWait(
+        _ inventory: String, writerHost: String, from start: String, to end: String,
+        times: String = "/tmp/acked.times"
+    ) async throws -> Double {
         let gap = try await remote(
             inventory, writerHost,
             "awk -v a=\(start) -v b=\(end) 'p && $1 >= a && p <= b { d = $1 - p; if (d > m) m = d } "
-                + "{ p = $1 } END { printf \"%.2f\\n\", m / 1e9 }' /tmp/acked.times")
+                + "{ p = $1 } END { printf \"%.2f\\n\", m / 1e9 }' \(times)")
         return Double(gap.first ?? "") ?? .infinity
     }
 

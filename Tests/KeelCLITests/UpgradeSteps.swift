@@ -2,21 +2,23 @@ import Foundation
 import KeelTestSupport
 import Testing
 
+/// `keel upgrade` from 13 to 15 on the running Type A cluster (3 members, 2 balancers with PgBouncer behind the
+/// VIP) under the caller's writers (through VIP:5000 on `writerHost`, through PgBouncer at VIP:6432 on
+/// `pooledHost`) and a reader through VIP:5001: a stopped replica refuses it before anything stops; --check fails
+/// no writer; then every member on 15, every acknowledged row on every member, the PgBouncer writer's errors and
+/// longest stall, backups of 15, keel deploy on 15 changes nothing; --cleanup removes 13 and changes nothing when
+/// run again. The writers go on.
 extension LabTests {
-    @Test(
-        "keel upgrade of a Type A cluster (3 members, 2 balancers with PgBouncer behind the VIP) from PostgreSQL 13 to 15 under writers through VIP:5000 and VIP:6432 and a reader through VIP:5001: a stopped replica refuses it before anything stops; --check under the writers fails none of them; then every member on 15, one leader and two streaming replicas, every acknowledged row on every member, the PgBouncer writer's errors and longest stall, pgbackrest check and a backup of 15, keel deploy on 15 changes nothing; --cleanup removes 13's data directories and packages, the cluster serving on, and changes nothing when run again",
-        .lab(hosts: 5, fresh: true)
-    )
-    func majorUpgrade() async throws {
-        let cluster = try LabClusterInventory()
+    func majorUpgrade(_ cluster: LabClusterInventory, writerHost: String, pooledHost: String) async throws {
         let inventory = cluster.path
-        try await cluster.onPostgreSQL13()
-        let deploy = try await KeelBinary.run(["deploy", "-i", inventory])
-        #expect(deploy.status == 0, "\(deploy)")
         let upgrade = ["upgrade", "-i", inventory, "--to", "15"]
 
-        // A replica down: refused before anything stops or is installed.
-        _ = try await remote(inventory, "h3", "systemctl stop patroni")
+        // A replica down (the asynchronous one: the writers go on): refused before anything stops or is installed.
+        let before = try await members(inventory, within: 60) { streamingReplicas($0).count == 2 }
+        let stopped = try #require(
+            (before.first { $0["role"] as? String == "replica" } ?? before.first { $0["role"] as? String != "leader" })?[
+                "name"] as? String)
+        _ = try await remote(inventory, stopped, "systemctl stop patroni")
         let refused = try await KeelBinary.run(upgrade + ["--confirm", "lab"])
         #expect(
             refused.status != 0 && refused.output.contains("the cluster is not healthy")
@@ -25,48 +27,39 @@ extension LabTests {
             "exec", "-i", inventory, "--limit", "h1:h2:h3", "--", "dpkg-query -W postgresql-15 2>/dev/null | wc -l",
         ])
         #expect(!untouched.output.contains("\n1\n"), "nothing installed: \(untouched)")
-        _ = try await remote(inventory, "h3", "systemctl start patroni")
+        _ = try await remote(inventory, stopped, "systemctl start patroni")
         _ = try await members(inventory, within: 120) { streamingReplicas($0).count == 2 }
 
-        _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
-        try await startWriter(cluster, on: "h2", seconds: 1200)
-        try await startPooledWriter(cluster, on: "h3")
         try await startReader(cluster, on: "h1")
         try await Task.sleep(for: .seconds(3))
         let plan = try await KeelBinary.run(upgrade + ["--check"])
         #expect(
             plan.status == 2 && plan.output.contains("PgBouncer paused on h4, h5")
                 && plan.output.contains("THE POINT OF NO RETURN"), "\(plan)")
-        try await pooledWriterClean(cluster, "h3", after: "keel upgrade --check")
+        try await pooledWriterClean(cluster, pooledHost, after: "keel upgrade --check")
 
         let started = ContinuousClock.now
-        let startedOnWriter = try #require(try await remote(inventory, "h2", "date +%s%N").first)
+        let startedOnWriter = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
         let upgraded = try await KeelBinary.run(upgrade + ["--confirm", "lab"])
-        let endedOnWriter = try #require(try await remote(inventory, "h2", "sleep 3; date +%s%N").first)
+        let endedOnWriter = try #require(try await remote(inventory, writerHost, "sleep 3; date +%s%N").first)
         print("keel upgrade 13 → 15 of 3 members and 2 balancers: \(ContinuousClock.now - started)")
         #expect(upgraded.status == 0, "\(upgraded)")
-        let gap = try await longestWait(inventory, writerHost: "h2", from: startedOnWriter, to: endedOnWriter)
+        let gap = try await longestWait(inventory, writerHost: writerHost, from: startedOnWriter, to: endedOnWriter)
+        let stall = try await longestWait(
+            inventory, writerHost: pooledHost, from: startedOnWriter, to: endedOnWriter, times: "/tmp/pooled.times")
         let reads = try await stopReader(cluster, on: "h1")
-        let pooledErrors = try await remote(inventory, "h3", "cat /tmp/pooled.errors 2>/dev/null || true")
+        let pooledErrors = try await remote(inventory, pooledHost, "cat /tmp/pooled.errors 2>/dev/null || true")
             .filter { !$0.isEmpty }
-        let pooled = try await stopPooledWriter(cluster, on: "h3")
-        _ = try await remote(
-            inventory, "h2",
-            "touch /tmp/writer.stop; for i in $(seq 30); do [ -f /tmp/writer.done ] && break; sleep 1; done")
-        let rows = try await acknowledgedRows(cluster, writtenOn: "h2")
         print(
-            "upgrade under load: the writer through VIP:5000 \(rows.acknowledged) rows acknowledged, \(rows.missing) "
-                + "missing, its longest write gap \(gap) s; the writer through PgBouncer (VIP:6432) "
-                + "\(pooled.acknowledged) rows, \(pooled.missing) missing, \(pooledErrors.count) errors, longest "
-                + "stall \(pooled.longestWait) s; the reader through VIP:5001 \(reads.errors) errors in "
-                + "\(reads.reads) reads")
-        #expect(rows.missing == 0 && pooled.missing == 0 && pooled.acknowledged > 20, "\(rows) \(pooled)")
+            "upgrade under load: the writer through VIP:5000's longest write gap \(gap) s; the writer through "
+                + "PgBouncer (VIP:6432) \(pooledErrors.count) errors, longest stall \(stall) s; the reader through "
+                + "VIP:5001 \(reads.errors) errors in \(reads.reads) reads")
         #expect(pooledErrors.isEmpty, "the writer through PgBouncer failed: \(pooledErrors)")
-        #expect((Double(pooled.longestWait) ?? .infinity) <= 30, "the PgBouncer writer's stall: \(pooled)")
+        #expect(stall <= 30, "the PgBouncer writer's stall: \(stall) s")
 
         try await upgradedTo15(
             cluster, backupsOn: "h4", as: "pgbackrest",
-            rows: [("acked", "h2", "/tmp/acked"), ("pooled", "h3", "/tmp/pooled.acked")])
+            rows: [("acked", writerHost, "/tmp/acked"), ("pooled", pooledHost, "/tmp/pooled.acked")])
 
         // The old release removed: its data directories and packages; the cluster serves on; a rerun changes nothing.
         let cleanup = ["upgrade", "-i", inventory, "--cleanup", "--confirm", "lab"]
@@ -107,9 +100,14 @@ extension LabTests {
         for (table, writer, file) in rows {
             let acknowledged = Set(try await remote(cluster.path, writer, "cat \(file)").compactMap { Int($0) })
             for member in members {
-                let present = try await remote(
-                    cluster.path, member, "runuser -u postgres -- psql -d app -XAtqc 'SELECT id FROM \(table)'")
-                let missing = acknowledged.subtracting(present.compactMap { Int($0) })
+                // A writer that goes on may have rows a replica replays a moment later.
+                var missing = acknowledged
+                for _ in 0..<10 where !missing.isEmpty {
+                    let present = try await remote(
+                        cluster.path, member, "runuser -u postgres -- psql -d app -XAtqc 'SELECT id FROM \(table)'")
+                    missing = acknowledged.subtracting(present.compactMap { Int($0) })
+                    if !missing.isEmpty { try await Task.sleep(for: .seconds(1)) }
+                }
                 #expect(missing.isEmpty, "\(member) lacks \(missing.count) acknowledged rows of \(table)")
             }
         }
