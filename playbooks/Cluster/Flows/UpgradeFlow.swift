@@ -256,7 +256,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     + "into \(upgraded.dataDirectory) (the data files shared, not copied)",
                 "    patroni.yml and pgbackrest.conf for \(to) on every host; the cluster's keys in etcd reset",
                 "    patroni started on \(leader) on PostgreSQL \(to) — THE POINT OF NO RETURN: until here, keel upgrade "
-                    + "--rollback (or a failure) brings \(from) back as it was; after it, going back means restoring "
+                    + "--rollback brings \(from) back as it was (a run that fails stops and says so); after it, going back means restoring "
                     + "the last backup of \(from) (the repository keeps them)",
             ]
             if let pools { lines.append("    PgBouncer resumed on \(pools) (writes go on)") }
