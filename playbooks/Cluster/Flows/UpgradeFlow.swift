@@ -201,11 +201,13 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         }
         let mine = recorded.values.filter { $0.plan.cluster == model.name }
         guard let newest = mine.max(by: { $0.plan.planned < $1.plan.planned }) else { return nil }
-        let same = mine.filter { $0.plan == newest.plan }
-        let unfinished = same.first { $0.record.isUnfinished }
+        let same = mine.filter { $0.plan == newest.plan }.map(\.record)
         let leaders = recorded[newest.plan.leader].flatMap { $0.plan == newest.plan ? $0.record : nil }
-        let record = leaders ?? newest.record
-        return (newest.plan, unfinished != nil && !record.isUnfinished ? unfinished!.record : record)
+        // The leader's record, unless another member's says the upgrade is unfinished where the leader's does not.
+        let record =
+            leaders.flatMap { $0.isUnfinished ? $0 : nil } ?? same.first(where: \.isUnfinished) ?? leaders
+            ?? newest.record
+        return (newest.plan, record)
     }
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }

@@ -119,11 +119,6 @@ struct UpgradePlays {
                 .command(PatroniAPI(upgraded, member: host.name).acceptsWrites, what: "the new leader to take writes"),
                 timeout: .seconds(60))
         }
-        let resumed = poolers.map { pattern in
-            Play("pgbouncer resumed", on: pattern) { _ in
-                PoolersResumed(leader: .same(plan.leader), longest: Self.pauseBound)
-            }
-        }
         let cloned = Play("replicas cloned from the new leader", on: model.pattern(replicas)) { host in
             plan.stage(
                 "cloned", "\(upgraded.dataDirectory) cloned from \(plan.leader)",
@@ -136,7 +131,7 @@ struct UpgradePlays {
                 timeout: upgraded.limits.dataCopyTimeout)
         }
         return [start, stopped] + (paused.map { [$0] } ?? []) + [leaderUpgraded, configured, leading]
-            + (resumed.map { [$0] } ?? []) + [cloned] + backedUp() + [
+            + resumed + [cloned] + backedUp() + [
                 Play("statistics rebuilt", on: plan.leader) { _ in
                     plan.stage(
                         "analyzed", "vacuumdb --all --analyze-in-stages",
@@ -169,12 +164,7 @@ struct UpgradePlays {
             Service("patroni", state: .started, enabled: true)
             PatroniPlays.leading(model, host: host.name)
         }
-        let resumed = poolers.map { pattern in
-            Play("pgbouncer resumed", on: pattern) { _ in
-                PoolersResumed(leader: .same(plan.leader), longest: Self.pauseBound)
-            }
-        }
-        return [configuration(model), leader] + (resumed.map { [$0] } ?? []) + [
+        return [configuration(model), leader] + resumed + [
             Play("replicas back", on: model.pattern(replicas)) { host in
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name).steps
@@ -184,6 +174,17 @@ struct UpgradePlays {
             },
             PatroniPlays.inService(model),
         ]
+    }
+
+    /// The balancers' PgBouncers resumed once HAProxy routes to the leader again (none without them).
+    private var resumed: [Play] {
+        poolers.map { pattern in
+            [
+                Play("pgbouncer resumed", on: pattern) { _ in
+                    PoolersResumed(leader: .same(plan.leader), longest: Self.pauseBound)
+                }
+            ]
+        } ?? []
     }
 
     /// patroni.yml and pgbackrest.conf for `release` (the data directory and programs they name), and its packages
