@@ -47,7 +47,9 @@ extension LabTests {
     /// VIP's `port`, and how many it got. The read is retried for up to a minute while it fails (PgBouncer
     /// refuses logins for a moment after its PostgreSQL restarted): a failed read is not a row lost, and a read
     /// that never succeeds is an error of its own.
-    func acknowledgedRows(_ cluster: LabClusterInventory, writtenOn host: String, port: Int = 5000) async throws -> (
+    func acknowledgedRows(
+        _ cluster: LabClusterInventory, writtenOn host: String, port: Int = 5000, file: String = "/tmp/acked"
+    ) async throws -> (
         missing: Int, acknowledged: Int
     ) {
         let read =
@@ -55,7 +57,7 @@ extension LabTests {
             + "if timeout 20 psql -h 10.213.0.100 -p \(port) -U app -d app -XAtq -c 'SELECT id FROM acked' "
             + ">/tmp/present.raw 2>/tmp/present.err; then read=1; break; fi; sleep 1; done; "
             + "[ -n \"$read\" ] || { echo read failed; cat /tmp/present.err; exit 0; }; "
-            + "sort /tmp/present.raw > /tmp/present; sort /tmp/acked | comm -23 - /tmp/present | wc -l; wc -l < /tmp/acked"
+            + "sort /tmp/present.raw > /tmp/present; sort \(file) | comm -23 - /tmp/present | wc -l; wc -l < \(file)"
         let counts = try await remote(cluster.path, host, read)
         let numbers = counts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         try #require(numbers.count == 2, "the rows behind the VIP could not be read: \(counts)")

@@ -32,10 +32,18 @@ extension LabTests {
 
         try await startReader(cluster, on: "h1")
         try await Task.sleep(for: .seconds(3))
+        // The new release installed beforehand, as an operator may: --check then runs pg_upgrade --check against a
+        // schema-only copy of the running cluster.
+        let installed = try await KeelBinary.run([
+            "exec", "-i", inventory, "--limit", "h1:h2:h3", "--",
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null",
+        ])
+        #expect(installed.status == 0, "\(installed)")
         let plan = try await KeelBinary.run(upgrade + ["--check"])
         #expect(
             plan.status == 2 && plan.output.contains("PgBouncer paused on h4, h5")
-                && plan.output.contains("THE POINT OF NO RETURN"), "\(plan)")
+                && plan.output.contains("THE POINT OF NO RETURN")
+                && plan.output.contains("| ok | pg_upgrade --check against a schema-only copy"), "\(plan)")
         try await pooledWriterClean(cluster, pooledHost, after: "keel upgrade --check")
 
         let started = ContinuousClock.now

@@ -76,7 +76,8 @@ struct UpgradeFlowTests {
                 "postgresql 15 installed on 10.213.0.11,10.213.0.12,10.213.0.13", "pg_upgrade --check on 10.213.0.11",
                 "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "patroni stopped on the replicas on 10.213.0.12,10.213.0.13",
-                "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader upgraded on 10.213.0.11",
+                "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
+                "leader upgraded on 10.213.0.11",
                 "configuration for postgresql 15 on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "new leader on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
                 "replicas cloned from the new leader on 10.213.0.12,10.213.0.13",
@@ -113,6 +114,82 @@ struct UpgradeFlowTests {
         #expect(throws: FlowError.self) { try UpgradeFlow(resuming: plan, done: started, rollback: true, model: model) }
         #expect(throws: FlowError.self) {
             try UpgradeFlow(resuming: plan, done: killed, rollback: false, model: try self.model(15))
+        }
+    }
+
+    @Test(
+        "--keep-replica: a replica of the cluster only; it streams to the leader's last checkpoint, stays out until --finish, and a rollback past the point of no return starts the old release from it"
+    )
+    func keptReplica() throws {
+        let model = try model()
+        let healthy = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
+        #expect(throws: FlowError.self) {
+            try UpgradeFlow(to: 15, keeping: "10.213.0.11", survey: survey(), status: healthy, model: model)
+        }
+        #expect(throws: FlowError.self) {
+            try UpgradeFlow(to: 15, keeping: "10.213.0.99", survey: survey(), status: healthy, model: model)
+        }
+        let flow = try UpgradeFlow(to: 15, keeping: "10.213.0.13", survey: survey(), status: healthy, model: model)
+        let text = flow.plan(model) ?? ""
+        #expect(
+            text.contains("stopped on 10.213.0.13, kept: its postgresql 13 streams until the leader stops"), "\(text)")
+        #expect(text.contains("the cluster runs on 2 members"), "\(text)")
+        #expect(text.contains("LOSING EVERY WRITE MADE ON 15"), "\(text)")
+        #expect(text.contains("    10.213.0.12 cloned afresh from 10.213.0.11"), "\(text)")
+        #expect(
+            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }.dropFirst(2) == [
+                "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13", "patroni paused on 10.213.0.11",
+                "kept replica held on 10.213.0.13", "patroni stopped on the replicas on 10.213.0.12",
+                "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
+                "kept replica stopped on 10.213.0.13", "leader upgraded on 10.213.0.11",
+                "configuration for postgresql 15 on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "new leader on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
+                "replicas cloned from the new leader on 10.213.0.12", "statistics rebuilt on 10.213.0.11",
+                "cluster configuration on 10.213.0.11,10.213.0.12",
+                "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "members in service on 10.213.0.11,10.213.0.12",
+            ])
+
+        let plan = flow.plan
+        func record(_ lines: String...) throws -> JournalRecord {
+            try #require(
+                JournalRecord(
+                    flow: UpgradePlan.flow,
+                    text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
+        }
+        #expect(
+            UpgradePlan.recorded("== upgrade\nid: \(plan.id)\n\(JournalRecord.encode(plan))\n")?.plan.kept
+                == "10.213.0.13")
+        let started = try record("done: upgraded", "done: keys-reset", "begun: started")
+        let kept = try record("done: held", "done: kept")
+        #expect(throws: FlowError.self) {
+            try UpgradeFlow(resuming: plan, done: started, kept: kept, rollback: false, finish: true, model: model)
+        }
+        let back = try UpgradeFlow(resuming: plan, done: started, kept: kept, rollback: true, model: model)
+        #expect(back.mode == .rollbackFromKept)
+        #expect(back.plan(model)?.contains("EVERY WRITE MADE ON POSTGRESQL 15 IS LOST") == true)
+        #expect(
+            back.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+                "postgresql 15 stopped on 10.213.0.11,10.213.0.12",
+                "configuration for postgresql 13 on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "old release back from the kept replica on 10.213.0.13",
+                "members cloned from the kept replica on 10.213.0.11,10.213.0.12",
+                "upgrade rolled back on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
+            ])
+        let awaiting = try record("done: started", "done: analyzed", "done: awaiting-finish")
+        let finish = try UpgradeFlow(
+            resuming: plan, done: awaiting, kept: kept, rollback: false, finish: true, model: model)
+        #expect(finish.mode == .finish)
+        #expect(
+            finish.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+                "replicas cloned from the new leader on 10.213.0.13",
+                "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
+            ])
+        let cloning = try record("done: held", "done: kept", "begun: cloned")
+        #expect(throws: FlowError.self) {
+            try UpgradeFlow(resuming: plan, done: awaiting, kept: cloning, rollback: true, model: model)
         }
     }
 
@@ -157,5 +234,25 @@ struct UpgradeFlowTests {
         #expect(try check.changes(from: ProbeOutput(text: ""), on: host).isEmpty)
         #expect(try check.changes(from: ProbeOutput(text: "absent"), on: host).isEmpty, "not installed yet: --check")
         #expect(throws: ResourceError.self) { try check.changes(from: ProbeOutput(text: "missing=postgis"), on: host) }
+    }
+
+    @Test("pg_upgrade --check on a schema-only copy: passes, waits for the new release, or stops naming what it found")
+    func schemaCopyChecked() throws {
+        let (_, directory) = try ClusterModelTests().load()
+        let host = try ClusterModelTests.host("10.213.0.11", directory)
+        let model = try model()
+        let check = UpgradeCompatible(model: model, upgraded: try model.upgraded(to: 15))
+        #expect(check.probe.contains("pg_dumpall --schema-only --no-role-passwords -p 5432"), "\(check.probe)")
+        #expect(check.probe.contains("/usr/lib/postgresql/15/bin/pg_upgrade --check -b /usr/lib/postgresql/13/bin"))
+        for verdict in ["upgrade-check=ok", "upgrade-check=absent", "upgrade-check=stopped"] {
+            #expect(try check.changes(from: ProbeOutput(text: verdict), on: host).isEmpty, "\(verdict)")
+        }
+        #expect {
+            try check.changes(
+                from: ProbeOutput(text: "upgrade-check=failed\nYour installation contains \"reg*\" data types"),
+                on: host)
+        } throws: { error in
+            "\(error)".contains("cannot be upgraded to PostgreSQL 15 as it is:\nYour installation contains")
+        }
     }
 }

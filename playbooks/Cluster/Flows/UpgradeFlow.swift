@@ -22,6 +22,10 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         case resume(done: [String])
         /// The unfinished upgrade rolled back: the old cluster started again.
         case rollback(done: [String])
+        /// The upgrade past its point of no return rolled back: the old release started from the kept replica.
+        case rollbackFromKept
+        /// The kept replica cloned on the new release, and the upgrade recorded as finished.
+        case finish
         /// The finished upgrade's old release removed: its data directories and packages.
         case cleanup
     }
@@ -40,9 +44,19 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
 
     /// The upgrade of the cluster `status` shows to major release `target`.
     /// - Throws: ``FlowError`` naming what stands in the way.
-    public init(to target: Int, survey: UpgradeSurvey, status: ClusterStatus, model: ClusterModel) throws(FlowError) {
+    /// `keep`: a replica kept on the old release until `--finish`.
+    public init(
+        to target: Int, keeping keep: String? = nil, survey: UpgradeSurvey, status: ClusterStatus, model: ClusterModel
+    ) throws(FlowError) {
         try status.refuseUnlessHealthy(model, because: "an upgrade starts from a healthy cluster")
         let leader = try status.leader()
+        if let keep, !model.databaseHosts.contains(keep) || keep == leader {
+            throw FlowError(
+                "--keep-replica \(keep) is not a replica of the cluster (the leader is \(leader))",
+                hint:
+                    "name one of \(model.databaseHosts.filter { $0 != leader }.joined(separator: ", ")) (nothing was changed)"
+            )
+        }
         let from = model.postgresVersion
         for host in model.databaseHosts {
             guard let running = survey.members[host]?.major else {
@@ -92,35 +106,56 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     hint: "free some space there, then run again; nothing was changed")
             }
         }
-        plan = UpgradePlan(cluster: model.name, from: from, to: target, leader: leader, planned: .now)
+        plan = UpgradePlan(cluster: model.name, from: from, to: target, leader: leader, kept: keep, planned: .now)
         mode = .upgrade
         extensions = survey.extensions
         upgraded = try model.upgraded(to: target)
         retired = nil
     }
 
-    /// The unfinished upgrade `plan`, which the leader's journal shows done as far as `done`: resumed, or rolled
-    /// back when `rollback` (refused once the new leader began to start: its old data directory is the new one's).
+    /// The unfinished upgrade `plan`, which the leader's journal shows done as far as `done` (and the kept
+    /// replica's as far as `kept`): resumed, finished (`finish`), or rolled back when `rollback` — past the point of
+    /// no return (the new leader began to start: its old data directory is the new one's) only from a kept replica
+    /// not yet cloned.
     /// - Throws: ``FlowError`` when the inventory names another release than the one upgraded from, or the
-    ///   rollback comes too late.
-    public init(resuming plan: UpgradePlan, done: JournalRecord, rollback: Bool, model: ClusterModel)
-        throws(FlowError)
-    {
+    ///   rollback comes too late, or the finish too early.
+    public init(
+        resuming plan: UpgradePlan, done: JournalRecord, kept: JournalRecord? = nil, rollback: Bool,
+        finish: Bool = false, model: ClusterModel
+    ) throws(FlowError) {
         guard model.postgresVersion == plan.from else {
             throw FlowError(
                 "an upgrade from PostgreSQL \(plan.from) to \(plan.to) is under way; the inventory says "
                     + "postgresql_version: \(model.postgresVersion)",
                 hint: "set postgresql_version: \(plan.from) until it is finished, then \(plan.to)")
         }
-        if rollback && done.began(UpgradePlan.started) {
-            throw FlowError(
-                "the upgrade is past its point of no return: PostgreSQL \(plan.to) started on \(plan.leader), whose "
-                    + "\(plan.from) data directory it shares (pg_upgrade --link)",
-                hint: "finish it (keel upgrade --to \(plan.to)); to go back to \(plan.from), restore the last backup "
-                    + "taken before the upgrade into a cluster on \(plan.from)")
+        let pastReturn = done.began(UpgradePlan.started)
+        let keptWhole = plan.kept != nil && kept?.began(UpgradePlan.keptCloned) != true
+        if finish {
+            guard plan.kept != nil, done.began(UpgradePlan.awaitingFinish) else {
+                throw FlowError(
+                    plan.kept == nil
+                        ? "the upgrade to PostgreSQL \(plan.to) keeps no replica: there is nothing to finish"
+                        : "the upgrade to PostgreSQL \(plan.to) has not gone through yet (done on \(plan.leader): "
+                            + "\(done.done))",
+                    hint: "run keel upgrade --to \(plan.to) (nothing was changed)")
+            }
+            mode = .finish
+        } else if rollback && pastReturn {
+            guard keptWhole else {
+                throw FlowError(
+                    "the upgrade is past its point of no return: PostgreSQL \(plan.to) started on \(plan.leader), "
+                        + "whose \(plan.from) data directory it shares (pg_upgrade --link)"
+                        + (plan.kept.map { ", and \($0), the kept replica, is being cloned on \(plan.to)" } ?? ""),
+                    hint:
+                        "finish it (keel upgrade --to \(plan.to)); to go back to \(plan.from), restore the last backup "
+                        + "taken before the upgrade into a cluster on \(plan.from)")
+            }
+            mode = .rollbackFromKept
+        } else {
+            mode = rollback ? .rollback(done: done.stages) : .resume(done: done.stages)
         }
         self.plan = plan
-        mode = rollback ? .rollback(done: done.stages) : .resume(done: done.stages)
         extensions = []
         upgraded = try model.upgraded(to: plan.to)
         retired = nil
@@ -143,46 +178,60 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         retired = try model.upgraded(to: plan.from)
     }
 
+    /// What the operator asked of `keel upgrade`.
+    public enum Request: Sendable, Equatable {
+        /// The upgrade to release `to` (begun, or resumed), keeping the replica `keeping` until ``finish``.
+        case upgrade(to: Int, keeping: String? = nil)
+        /// The unfinished upgrade rolled back.
+        case rollback
+        /// The kept replica upgraded, and the upgrade finished.
+        case finish
+        /// The finished upgrade's old release removed.
+        case cleanup
+    }
+
     /// The upgrade planned from the hosts' journals and, when none is under way, from what the members and the
-    /// running cluster say now. `target` nil is only for `rollback` and `cleanup`.
-    public static func planned(
-        to target: Int?, rollback: Bool, cleanup: Bool = false, model: ClusterModel, inventory: Inventory,
-        fleet: Fleet
-    ) async throws -> UpgradeFlow {
+    /// running cluster say now.
+    public static func planned(_ request: Request, model: ClusterModel, inventory: Inventory, fleet: Fleet)
+        async throws -> UpgradeFlow
+    {
         let newest = try await recorded(model, inventory: inventory, fleet: fleet)
-        if cleanup {
-            guard let (plan, record) = newest, record.isFinished else {
+        if request == .cleanup {
+            guard let newest, newest.record.isFinished else {
                 throw FlowError(
                     "no finished upgrade is recorded on the members: nothing to clean up",
                     hint: newest == nil ? "see keel status" : "finish the upgrade first (keel upgrade --to N)")
             }
-            return try UpgradeFlow(cleaningUp: plan, model: model)
+            return try UpgradeFlow(cleaningUp: newest.plan, model: model)
         }
-        if let (plan, record) = newest, record.isUnfinished {
-            if let target, target != plan.to {
+        if let newest, newest.record.isUnfinished {
+            let plan = newest.plan
+            if case .upgrade(let target, let keep) = request, target != plan.to || (keep != nil && keep != plan.kept) {
                 throw FlowError(
-                    "an upgrade to PostgreSQL \(plan.to) is under way (done on \(plan.leader): \(record.done))",
+                    "an upgrade to PostgreSQL \(plan.to)\(plan.kept.map { " keeping \($0)" } ?? "") is under way "
+                        + "(done on \(plan.leader): \(newest.record.done))",
                     hint: "finish it (keel upgrade --to \(plan.to)) or roll it back (keel upgrade --rollback)")
             }
-            return try UpgradeFlow(resuming: plan, done: record, rollback: rollback, model: model)
+            return try UpgradeFlow(
+                resuming: plan, done: newest.record, kept: newest.kept, rollback: request == .rollback,
+                finish: request == .finish, model: model)
         }
-        guard !rollback else {
-            throw FlowError("no upgrade is under way: nothing to roll back", hint: "see keel status")
-        }
-        guard let target else {
-            throw FlowError("keel upgrade needs --to N, the release to upgrade to", hint: "as keel upgrade --to 17")
+        guard case .upgrade(let target, let keep) = request else {
+            throw FlowError(
+                "no upgrade is under way: nothing to \(request == .finish ? "finish" : "roll back")",
+                hint: "see keel status")
         }
         let status = try await ClusterStatus.gather(model, inventory: inventory, fleet: fleet)
         let survey = try await UpgradeSurvey.read(
             model, leader: try status.leader(), inventory: inventory, fleet: fleet)
-        return try UpgradeFlow(to: target, survey: survey, status: status, model: model)
+        return try UpgradeFlow(to: target, keeping: keep, survey: survey, status: status, model: model)
     }
 
     /// The newest upgrade of this cluster the members recorded, with the leader's record of it (unfinished when
-    /// any member's is).
+    /// any member's is) and the kept replica's.
     /// - Throws: ``FlowError`` when a member cannot be read (its journal could hold one).
     private static func recorded(_ model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
-        -> (UpgradePlan, JournalRecord)?
+        -> (plan: UpgradePlan, record: JournalRecord, kept: JournalRecord?)?
     {
         let hosts = model.databaseHosts
         let outcomes = await fleet.run(
@@ -202,12 +251,14 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         let mine = recorded.values.filter { $0.plan.cluster == model.name }
         guard let newest = mine.max(by: { $0.plan.planned < $1.plan.planned }) else { return nil }
         let same = mine.filter { $0.plan == newest.plan }.map(\.record)
-        let leaders = recorded[newest.plan.leader].flatMap { $0.plan == newest.plan ? $0.record : nil }
+        let of = { (host: String?) in host.flatMap { recorded[$0] }.flatMap { $0.plan == newest.plan ? $0.record : nil }
+        }
+        let leaders = of(newest.plan.leader)
         // The leader's record, unless another member's says the upgrade is unfinished where the leader's does not.
         let record =
             leaders.flatMap { $0.isUnfinished ? $0 : nil } ?? same.first(where: \.isUnfinished) ?? leaders
             ?? newest.record
-        return (newest.plan, record)
+        return (newest.plan, record, of(newest.plan.kept))
     }
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }
@@ -226,6 +277,30 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     + "postgresql-\(from) and postgresql-client-\(from) removed (apt-get remove)",
                 "  the repository's backups of \(from) stay until their retention expires them",
             ].joined(separator: "\n") + "\n\n"
+        case .finish:
+            let kept = plan.kept ?? ""
+            return [
+                "upgrade --finish will, on cluster \(model.name) (upgraded from PostgreSQL \(from) to \(to), "
+                    + "\(plan.planned.formatted(.iso8601))):",
+                "  on \(kept) (kept on \(from)): cloned afresh from the leader into \(upgraded.dataDirectory) "
+                    + "(its \(from) data directory kept until --cleanup)",
+                "  the upgrade recorded as finished: after this, going back to \(from) means restoring a backup",
+            ].joined(separator: "\n") + "\n\n"
+        case .rollbackFromKept:
+            let kept = plan.kept ?? ""
+            let others = model.databaseHosts.filter { $0 != kept }.joined(separator: ", ")
+            return [
+                "upgrade will roll back the upgrade of cluster \(model.name) to \(to), past its point of no return, "
+                    + "from \(kept), kept on PostgreSQL \(from):",
+                "  EVERY WRITE MADE ON POSTGRESQL \(to) IS LOST: \(kept) holds the cluster as the old leader stopped",
+                "  on \(others): patroni and postgresql \(to) stopped; patroni.yml and pgbackrest.conf for \(from) on "
+                    + "every host; the cluster's keys in etcd reset",
+                "  patroni started on \(kept): it leads, on PostgreSQL \(from)",
+                "  \(others) cloned afresh from \(kept) into \(model.dataDirectory) (\(upgraded.dataDirectory) removed)",
+                model.backups == nil
+                    ? "  no backups (pgbackrest_install is false)"
+                    : "  pgbackrest stanza-upgrade back to \(from), a check and a full backup",
+            ].joined(separator: "\n") + "\n\n"
         case .rollback(let done):
             return [
                 "upgrade will roll back the unfinished upgrade of cluster \(model.name) to \(to) (done on \(leader): "
@@ -237,16 +312,29 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
             ].joined(separator: "\n") + "\n\n"
         case .upgrade, .resume:
             let extensions = self.extensions.isEmpty ? "" : " (\(self.extensions.joined(separator: ", ")))"
+            let replicas = replicas.filter { $0 != plan.kept }
             var lines = [
                 "upgrade will, on cluster \(model.name) (PostgreSQL \(from) → \(to)):",
                 "  first, the running cluster untouched:",
                 "    on \(model.databaseHosts.joined(separator: ", ")): \(PostgresPackages.server(upgraded)) and its "
                     + "client installed beside \(from); every extension\(extensions) available in \(to)",
                 "    on \(leader) (the leader): a new cluster initialized in \(upgraded.dataDirectory) like the "
-                    + "running one, and pg_upgrade --check against it",
+                    + "running one; pg_upgrade --check against a schema-only copy of it (scratch clusters on a spare port; "
+                    + "under --check too, once postgresql-\(to) is installed)",
                 "  then the upgrade:",
+            ]
+            if let kept = plan.kept {
+                lines += [
+                    "    patroni paused (maintenance mode), then stopped on \(kept), kept: its postgresql \(from) streams "
+                        + "until the leader stops, then stops once it replayed the leader's last checkpoint (checked)",
+                    "    until keel upgrade --finish, the cluster runs on \(model.databaseHosts.count - 1) members, "
+                        + "\(kept) stopped on \(from) with every write made before the upgrade: keel upgrade --rollback "
+                        + "starts \(from) from it, even past the point of no return, LOSING EVERY WRITE MADE ON \(to)",
+                ]
+            }
+            lines += [
                 "    patroni and postgresql stopped on \(replicas.joined(separator: ", ")) (reads through the "
-                    + "replicas fail until they are back)",
+                    + "replicas fail until they are back)"
             ]
             if let pools {
                 lines.append(
@@ -258,21 +346,29 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     + "into \(upgraded.dataDirectory) (the data files shared, not copied)",
                 "    patroni.yml and pgbackrest.conf for \(to) on every host; the cluster's keys in etcd reset",
                 "    patroni started on \(leader) on PostgreSQL \(to) — THE POINT OF NO RETURN: until here, keel upgrade "
-                    + "--rollback brings \(from) back as it was (a run that fails stops and says so); after it, going back means restoring "
-                    + "the last backup of \(from) (the repository keeps them)",
+                    + "--rollback brings \(from) back as it was (a run that fails stops and says so); after it, going back means "
+                    + (plan.kept.map { "starting \(from) from \($0), the kept replica, or " } ?? "")
+                    + "restoring the last backup of \(from) (the repository keeps them)",
             ]
             if let pools { lines.append("    PgBouncer resumed on \(pools) (writes go on)") }
             lines += [
                 "    \(replicas.joined(separator: ", ")) cloned afresh from \(leader) into \(upgraded.dataDirectory) "
-                    + "(the whole database copied over the network), one leader and two replicas again",
+                    + "(the whole database copied over the network)",
                 model.backups == nil
                     ? "    no backups to upgrade (pgbackrest_install is false)"
                     : "    pgbackrest stanza-upgrade, a check and a full backup of \(to)",
                 "    statistics rebuilt on \(leader) (vacuumdb --all --analyze-in-stages); the cluster's parameters "
                     + "applied",
                 "  kept: the \(from) data directories (\(model.dataDirectory)) and packages on every member",
-                "  then set postgresql_version: \(to) in the inventory: keel deploy changes nothing",
+                plan.kept.map {
+                    "  then keel upgrade --finish clones \($0) on \(to), or --rollback goes back to \(from) from it"
+                }
+                    ?? "  then set postgresql_version: \(to) in the inventory: keel deploy changes nothing",
             ]
+            if plan.kept != nil {
+                lines.append(
+                    "  and, once finished, set postgresql_version: \(to) in the inventory: keel deploy changes nothing")
+            }
             if case .resume(let done) = mode {
                 lines.append(
                     "It was begun (\(plan.id)): resuming after \(done.isEmpty ? "nothing yet" : done.joined(separator: ", ")) "
@@ -288,6 +384,8 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
             switch mode {
             case .cleanup: retired.map(UpgradePlays.cleanup) ?? []
             case .rollback: plays.rollback()
+            case .rollbackFromKept: plays.rollbackFromKept()
+            case .finish: plays.finish()
             case .upgrade, .resume:
                 plays.prepared(extensions: extensions)
                 plays.upgrade()

@@ -77,8 +77,11 @@ enum PatroniPlays {
     /// restart restarts the members one at a time, the leader last, once Patroni has flagged every such restart.
     /// On a new cluster only the leader runs yet, so replicas are cloned with the final parameters and only the
     /// leader restarts.
-    static func dynamicConfig(_ model: ClusterModel) -> Play {
-        Play("cluster configuration", on: model.pattern(model.databaseHosts), tags: ["patroni", "postgresql"]) { host in
+    /// `hosts`: the members running (all by default).
+    static func dynamicConfig(_ model: ClusterModel, on hosts: [String]? = nil) -> Play {
+        Play("cluster configuration", on: model.pattern(hosts ?? model.databaseHosts), tags: ["patroni", "postgresql"])
+        {
+            host in
             PatroniDynamicConfig(model: model, host: host.name).runOnce()
             UnflaggedRestart(model: model, host: host.name)
             PendingRestart(model: model, host: host.name).runOnce()
@@ -112,9 +115,9 @@ enum PatroniPlays {
 
     /// Every member in service and, with `synchronous_mode`, a synchronous standby chosen: without one Patroni
     /// would promote no one if the leader were lost, so the run ends only once the cluster could fail over.
-    static func inService(_ model: ClusterModel) -> Play {
+    static func inService(_ model: ClusterModel, on hosts: [String]? = nil) -> Play {
         Play(
-            "members in service", on: model.pattern(model.databaseHosts),
+            "members in service", on: model.pattern(hosts ?? model.databaseHosts),
             tags: ["postgresql", "patroni", "pgbouncer", "pgbackrest"]
         ) { host in
             // Patroni restarts a replica's WAL receiver as it creates slots and picks the sync standby.

@@ -46,12 +46,8 @@ struct RestorePlays {
         Play("replicas cloned from the restored leader", on: model.pattern(others)) { host in
             plan.stage(
                 "cloned", "data directory emptied, cloned from \(plan.restoreHost)",
-                command: "systemctl stop patroni && find \(model.dataDirectory) -mindepth 1 -delete "
-                    + "&& systemctl enable --now patroni")
-            MemberInService(model: model, host: host.name).steps
-            WaitFor(
-                .command(PatroniAPI(model, member: host.name).caughtUp(model), what: "streaming, caught up"),
-                timeout: model.limits.dataCopyTimeout)
+                command: MemberCloned(model: model).command(after: "systemctl stop patroni"))
+            MemberCloned(model: model).settled(host.name)
         }
     }
 

@@ -74,8 +74,14 @@ public struct ClusterStatus: Codable, Sendable {
         if UpdateJournal.leftUnfinished(records) { status.updateUnfinished = [host] }
         if let (record, plan) = UpgradePlan.recorded(records), record.isUnfinished {
             status.upgradeUnfinished =
-                "the upgrade to PostgreSQL \(plan.to) is UNFINISHED (done on \(host): \(record.done)): run keel "
-                + "upgrade --to \(plan.to) again, or keel upgrade --rollback"
+                if let kept = plan.kept, record.began(UpgradePlan.awaitingFinish) {
+                    "the upgrade to PostgreSQL \(plan.to) awaits its end, \(kept) kept stopped on \(plan.from): "
+                        + "keel upgrade --finish clones it on \(plan.to), keel upgrade --rollback goes back to "
+                        + "\(plan.from) from it"
+                } else {
+                    "the upgrade to PostgreSQL \(plan.to) is UNFINISHED (done on \(host): \(record.done)): run keel "
+                        + "upgrade --to \(plan.to) again, or keel upgrade --rollback"
+                }
         }
         if let progress = RestoreProgress.read(records) {
             status.restore = progress.summary

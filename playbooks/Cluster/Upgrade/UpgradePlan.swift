@@ -9,12 +9,20 @@ public struct UpgradePlan: Codable, Sendable, Equatable {
     /// The leader's stage that starts the upgraded cluster: after it begins, the old data directory of the leader
     /// is the new one's (pg_upgrade --link), and a rollback is a restore.
     static let started = "started"
+    /// The last stage of an upgrade that keeps a replica: the cluster runs on the new release without it until
+    /// `--finish` clones it (or `--rollback` starts the old release from it).
+    static let awaitingFinish = "awaiting-finish"
+    /// The stage of the kept replica that clones it on the new release: after it begins, nothing is kept.
+    static let keptCloned = "cloned"
 
     public let cluster: String
     public let from: Int
     public let to: Int
     /// The member that was the leader: pg_upgrade runs there, and it leads the upgraded cluster.
     public let leader: String
+    /// The replica kept stopped on the old release, untouched, until `--finish` (`--keep-replica`): until then a
+    /// rollback starts the old release from it, even past the point of no return.
+    public var kept: String? = nil
     public let planned: Date
 
     public var id: String { "upgrade of \(cluster) to \(to), planned \(planned.formatted(.iso8601))" }

@@ -25,8 +25,8 @@ struct UpgradePlays {
 
     /// The first stage, which changes nothing of the running cluster: the new release's packages beside the old on
     /// every member (Debian's own `main` cluster never created), each of `extensions` available there, then on the
-    /// leader the running cluster's settings recorded, a new cluster initialized like it and `pg_upgrade --check`
-    /// run against it.
+    /// leader the running cluster's settings recorded, a new cluster initialized like it, and `pg_upgrade --check`
+    /// run against a schema-only copy of the running one (``UpgradeCompatible``).
     func prepared(extensions: [String]) -> [Play] {
         [
             Play("postgresql \(upgraded.postgresVersion) installed", on: model.pattern(model.databaseHosts)) { _ in
@@ -39,10 +39,7 @@ struct UpgradePlays {
                 Command(
                     "\(settings) && \(initialized)", what: "a new cluster in \(upgraded.dataDirectory)",
                     creates: upgraded.dataDirectory + "/PG_VERSION")
-                // Not once pg_upgrade itself has run (a resumed upgrade): the old cluster is the new one's then.
-                Command(
-                    "[ -e \(oldControl + ".old") ] || { \(settings) && \(pgUpgrade(check: true)); }",
-                    what: "pg_upgrade --check")
+                UpgradeCompatible(model: model, upgraded: upgraded)
                 if model.backups != nil {
                     Command(backupsReadNewRelease, what: "pgBackRest reads PostgreSQL \(upgraded.postgresVersion)")
                 }
@@ -84,9 +81,11 @@ struct UpgradePlays {
     /// point of no return) and the pools resumed; then the replicas cloned afresh from it, the repository upgraded
     /// and a full backup taken, the statistics rebuilt, and the cluster's parameters applied (the new leader starts
     /// with those PostgreSQL reads at its start: the rest would keep the pools paused through Patroni's cycle).
+    /// A kept replica (``UpgradePlan/kept``) streams until the leader's last WAL, then stops on the old release
+    /// until ``finish()``.
     func upgrade() -> [Play] {
         let start = Play("upgrade begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in plan.begun() }
-        let stopped = Play("patroni stopped on the replicas", on: model.pattern(replicas)) { _ in
+        let stopped = Play("patroni stopped on the replicas", on: model.pattern(cloned)) { _ in
             plan.stage(
                 "stopped", "patroni and postgresql \(model.postgresVersion) stopped",
                 command: "systemctl disable --now patroni && \(PostgresControl(model).stopped)")
@@ -96,12 +95,15 @@ struct UpgradePlays {
                 PoolersPaused(leader: plan.leader, longest: Self.pauseBound)
             }
         }
-        let leaderUpgraded = Play("leader upgraded", on: plan.leader) { _ in
+        let leaderStopped = Play("leader stopped", on: plan.leader) { _ in
             let checkpoint: ShellCommand =
                 "if \(PostgresControl(model).running); then \(model.postgres.run("CHECKPOINT")) >/dev/null; fi"
             plan.stage(
                 "stopped", "a CHECKPOINT, then patroni and postgresql \(model.postgresVersion) stopped",
-                command: "\(checkpoint) && systemctl disable --now patroni && \(PostgresControl(model).stopped)")
+                command: "\(checkpoint) && systemctl disable --now patroni && \(PostgresControl(model).stopped)"
+                    + (plan.kept == nil ? "" : " && \(lastCheckpointShared)"))
+        }
+        let leaderUpgraded = Play("leader upgraded", on: plan.leader) { _ in
             plan.stage(
                 "upgraded", "pg_upgrade --link into \(upgraded.dataDirectory)", command: linked,
                 timeout: model.limits.dataCopyTimeout)
@@ -110,7 +112,7 @@ struct UpgradePlays {
         let leading = Play("new leader", on: plan.leader) { host in
             plan.stage(
                 "keys-reset", "the cluster's keys in etcd deleted (the new release has a new system identifier)",
-                command: Etcdctl(model, client: .patroni)("del --prefix \(model.dcsPrefix)") + " >/dev/null")
+                command: keysReset)
             plan.stage(
                 UpgradePlan.started, "patroni started on PostgreSQL \(upgraded.postgresVersion)",
                 command: "systemctl enable --now patroni")
@@ -119,19 +121,13 @@ struct UpgradePlays {
                 .command(PatroniAPI(upgraded, member: host.name).acceptsWrites, what: "the new leader to take writes"),
                 timeout: .seconds(60))
         }
-        let cloned = Play("replicas cloned from the new leader", on: model.pattern(replicas)) { host in
-            plan.stage(
-                "cloned", "\(upgraded.dataDirectory) cloned from \(plan.leader)",
-                command:
-                    "\(directories) && find \(upgraded.dataDirectory) -mindepth 1 -delete && systemctl enable --now patroni"
-            )
-            MemberInService(model: upgraded, host: host.name).steps
-            WaitFor(
-                .command(PatroniAPI(upgraded, member: host.name).caughtUp(upgraded), what: "streaming, caught up"),
-                timeout: upgraded.limits.dataCopyTimeout)
+        let end = Play("upgrade finished", on: model.pattern(marked)) { _ in
+            plan.stage(UpgradePlan.awaitingFinish, "recorded as awaiting keel upgrade --finish", command: "true")
         }
-        return [start, stopped] + (paused.map { [$0] } ?? []) + [leaderUpgraded, configured, leading]
-            + resumed + [cloned] + backedUp() + [
+        return [start] + held + [stopped] + (paused.map { [$0] } ?? []) + [leaderStopped] + keptStopped
+            + [leaderUpgraded, configured, leading] + resumed + [clonedFromLeader(cloned)]
+            + backedUp(upgraded, stage: "backed-up", on: plan.leader)
+            + [
                 Play("statistics rebuilt", on: plan.leader) { _ in
                     plan.stage(
                         "analyzed", "vacuumdb --all --analyze-in-stages",
@@ -141,26 +137,125 @@ struct UpgradePlays {
                 },
                 // The new leader started from patroni.yml's seed (the parameters PostgreSQL reads at its start);
                 // the rest now, with every member running, and no client waiting on it.
-                PatroniPlays.dynamicConfig(upgraded),
-                Play("upgrade finished", on: model.pattern(marked)) { host in
-                    plan.stage(
-                        JournalRecord.finished, "recorded as finished",
-                        command: host.name == plan.leader ? "rm -f \(Self.settingsFile)" : "true")
-                },
-                PatroniPlays.inService(upgraded),
-            ]
+                PatroniPlays.dynamicConfig(upgraded, on: serving),
+            ] + (plan.kept == nil ? finished : [end, PatroniPlays.inService(upgraded, on: serving)])
+    }
+
+    /// The kept replica cloned on the new release, and the upgrade recorded as finished.
+    func finish() -> [Play] {
+        (plan.kept.map { [clonedFromLeader([$0])] } ?? []) + finished
+    }
+
+    /// The upgrade recorded as finished on every host taking part, and every member in service.
+    private var finished: [Play] {
+        [
+            Play("upgrade finished", on: model.pattern(marked)) { host in
+                plan.stage(
+                    JournalRecord.finished, "recorded as finished",
+                    command: host.name == plan.leader ? "rm -f \(Self.settingsFile)" : "true")
+            },
+            PatroniPlays.inService(upgraded),
+        ]
+    }
+
+    /// The members the upgraded cluster runs on until ``finish()``: all but the kept replica.
+    private var serving: [String] { model.databaseHosts.filter { $0 != plan.kept } }
+    /// The replicas the upgrade stops and clones afresh: all but the kept one.
+    private var cloned: [String] { replicas.filter { $0 != plan.kept } }
+
+    /// `hosts`, replicas, cloned from the new leader into the new release's data directory (their old ones kept).
+    private func clonedFromLeader(_ hosts: [String]) -> Play {
+        Play("replicas cloned from the new leader", on: model.pattern(hosts)) { host in
+            plan.stage(
+                UpgradePlan.keptCloned, "\(upgraded.dataDirectory) cloned from \(plan.leader)",
+                command: MemberCloned(model: upgraded).command(after: directories))
+            MemberCloned(model: upgraded).settled(host.name)
+        }
+    }
+
+    /// The kept replica held out of the cluster while it streams on: Patroni paused (maintenance mode: it neither
+    /// fails over nor stops PostgreSQL with itself), then stopped there.
+    private var held: [Play] {
+        guard let kept = plan.kept else { return [] }
+        return [
+            Play("patroni paused", on: plan.leader) { _ in
+                plan.stage(
+                    "paused", "patroni paused (maintenance mode)",
+                    command: PatroniAPI(model, member: plan.leader).send(
+                        "PATCH", "/config", json: #"{"pause": true}"#, timeout: 30))
+            },
+            Play("kept replica held", on: kept) { _ in
+                let paused = Poll(
+                    until: PatroniAPI(model, member: kept).shows("/patroni", #""pause": true"#), seconds: 60,
+                    onTimeout: .fail("patroni on \(kept) did not see the pause within 60 s"))
+                plan.stage(
+                    "held", "patroni stopped, postgresql \(model.postgresVersion) streaming on",
+                    command: "if systemctl is-active --quiet patroni; then \(paused.command); fi && "
+                        + "systemctl disable --now patroni && { \(PostgresControl(model).running) || { echo "
+                        + "\("postgresql on \(kept) stopped with patroni: it cannot be kept up to the leader's last WAL") "
+                        + ">&2; false; }; }")
+            },
+        ]
+    }
+
+    /// The etcd key holding the stopped leader's last checkpoint, which the kept replica must have replayed (the
+    /// keys' reset deletes it).
+    private var checkpointKey: String { model.dcsPrefix + "keel-upgrade-checkpoint" }
+
+    /// The stopped leader's last checkpoint (its shutdown checkpoint, the end of its WAL) put in etcd.
+    private var lastCheckpointShared: ShellCommand {
+        "lsn=$(\(lastCheckpoint(model))) && [ -n \"$lsn\" ] && \(Etcdctl(model, client: .patroni)("put \(checkpointKey) \"$lsn\"")) >/dev/null"
+    }
+
+    /// Prints the location of the last checkpoint in `release`'s control file.
+    private func lastCheckpoint(_ release: ClusterModel) -> ShellCommand {
+        "LC_ALL=C \(release.binDirectory + "/pg_controldata") \(release.dataDirectory) | sed -n \("s/^Latest checkpoint location: *//p")"
+    }
+
+    /// The kept replica stopped once it replayed the leader's shutdown checkpoint, and checked to end there: every
+    /// write the old leader took is in its data directory.
+    private var keptStopped: [Play] {
+        guard let kept = plan.kept else { return [] }
+        return [
+            Play("kept replica stopped", on: kept) { _ in
+                let replayed: ShellCommand =
+                    "[ \"$(printf '%s\\n' \("SELECT pg_last_wal_replay_lsn() > :'lsn'") | runuser -u postgres -- psql "
+                    + "-XAtq -v ON_ERROR_STOP=1 -v lsn=\"$lsn\" -p \(model.postgresPort) -d postgres -f -)\" = t ]"
+                let caughtUp = Poll(
+                    until: replayed, seconds: 120,
+                    onTimeout: .fail(
+                        "\(kept) did not replay the leader's last WAL within 120 s: it cannot be kept; "
+                            + "keel upgrade --rollback starts the old cluster"))
+                let lacking = ": it lacks writes and cannot be kept; keel upgrade --rollback starts the old cluster"
+                plan.stage(
+                    "kept", "stopped on postgresql \(model.postgresVersion) after the leader's last checkpoint",
+                    command: "lsn=$(\(Etcdctl(model, client: .patroni).get(checkpointKey))) && case \"$lsn\" in "
+                        + "''|*[!0-9A-F/]*) echo \("the leader's last checkpoint is not in etcd") >&2; false;; esac && "
+                        + "if \(PostgresControl(model).running); then \(caughtUp.command) && \(PostgresControl(model).stopped); fi "
+                        + "&& latest=$(\(lastCheckpoint(model))) && { [ \"$latest\" = \"$lsn\" ] || { echo \(kept + "'s last checkpoint") "
+                        + "\"$latest\" \("is not the leader's last,") \"$lsn\"\(lacking) >&2; false; }; }")
+            }
+        ]
+    }
+
+    /// The cluster's keys in etcd deleted: the next Patroni to start writes its data directory's system
+    /// identifier and leads.
+    private var keysReset: ShellCommand {
+        Etcdctl(model, client: .patroni)("del --prefix \(model.dcsPrefix)") + " >/dev/null"
     }
 
     /// The old cluster back as it was, before the new leader started: the leader's old data directory whole again
     /// (pg_upgrade --link renamed its `pg_control`), the new one removed, the configuration of the old release
     /// rendered, Patroni started on the leader, then on the replicas, whose data directories were never touched.
+    /// A pause a kept replica needed is lifted first (``pauseLifted``).
     func rollback() -> [Play] {
         let leader = Play("old leader back", on: plan.leader) { host in
             plan.stage(
                 "rolled-back", "\(model.dataDirectory) whole again, \(upgraded.dataDirectory) removed",
                 command:
                     "\(Self.formerRunEnded) && { [ ! -e \(oldControl + ".old") ] || mv \(oldControl + ".old") \(oldControl); } && "
-                    + "rm -rf \(upgraded.dataDirectory) \(upgrading) \(Self.settingsFile)")
+                    + "rm -rf \(upgraded.dataDirectory) \(upgrading) \(Self.settingsFile)"
+                    + (plan.kept == nil ? "" : " && \(pauseLifted)"))
             Service("patroni", state: .started, enabled: true)
             PatroniPlays.leading(model, host: host.name)
         }
@@ -169,11 +264,68 @@ struct UpgradePlays {
                 Service("patroni", state: .started, enabled: true)
                 MemberInService(model: model, host: host.name).steps
             },
-            Play("upgrade rolled back", on: model.pattern(marked)) { _ in
-                plan.stage(JournalRecord.abandoned, "recorded as rolled back", command: "true")
-            },
+            abandoned,
             PatroniPlays.inService(model),
         ]
+    }
+
+    /// The pause a kept replica needed lifted, while no Patroni runs (a paused Patroni starts no stopped
+    /// PostgreSQL): from the cluster's configuration in etcd, and from the copy Patroni keeps of it in the old data
+    /// directory (`patroni.dynamic.json`), which it reads when etcd has none (the keys reset).
+    private var pauseLifted: ShellCommand {
+        let config = model.dcsPrefix + "config"
+        let etcdctl = Etcdctl(model, client: .patroni)
+        let unpause = "import json, sys; c = json.load(sys.stdin); c.pop('pause', None); print(json.dumps(c))"
+        let cache = model.dataDirectory + "/patroni.dynamic.json"
+        return "config=$(\(etcdctl.get(config))) && { [ -z \"$config\" ] || printf '%s' \"$config\" | python3 -c "
+            + "\(unpause) | \(etcdctl("put \(config)")) >/dev/null; } && { [ ! -e \(cache) ] || "
+            + "{ python3 -c \(unpause) < \(cache) > \(cache + ".new") && chown postgres: \(cache + ".new") && "
+            + "mv \(cache + ".new") \(cache); }; }"
+    }
+
+    /// The old release back from the kept replica, past the point of no return: the upgraded cluster stopped (what
+    /// it took since is lost), the old release's configuration rendered, the cluster's keys reset, Patroni started
+    /// on the kept replica (it leads, promoted), the other members cloned afresh from it on the old release (the
+    /// old leader's data directory was the new one's), the repository turned back to the old release with a full
+    /// backup.
+    func rollbackFromKept() -> [Play] {
+        guard let kept = plan.kept else { return rollback() }
+        let others = model.databaseHosts.filter { $0 != kept }
+        return [
+            Play("postgresql \(upgraded.postgresVersion) stopped", on: model.pattern(others)) { _ in
+                plan.stage(
+                    "new-stopped", "patroni and postgresql \(upgraded.postgresVersion) stopped",
+                    command: "systemctl disable --now patroni && \(PostgresControl(upgraded).stopped)")
+            },
+            configuration(model),
+            Play("old release back from the kept replica", on: kept) { host in
+                plan.stage(
+                    "keys-reset-back", "the cluster's keys in etcd deleted, the pause lifted",
+                    command: "\(keysReset) && \(pauseLifted)")
+                plan.stage(
+                    "restarted", "patroni started on PostgreSQL \(model.postgresVersion)",
+                    command: "systemctl enable --now patroni")
+                PatroniPlays.leading(model, host: host.name)
+                WaitFor(
+                    .command(
+                        PatroniAPI(model, member: host.name).acceptsWrites, what: "the kept replica to take writes"),
+                    timeout: .seconds(60))
+            },
+            Play("members cloned from the kept replica", on: model.pattern(others)) { host in
+                plan.stage(
+                    "recloned", "\(model.dataDirectory) cloned from \(kept), \(upgraded.dataDirectory) removed",
+                    command: MemberCloned(model: model).command(
+                        after: "rm -rf \(upgraded.dataDirectory) \(upgrading) \(Self.settingsFile)"))
+                MemberCloned(model: model).settled(host.name)
+            },
+        ] + backedUp(model, stage: "backed-up-back", on: kept) + [abandoned, PatroniPlays.inService(model)]
+    }
+
+    /// The upgrade recorded as rolled back on every host taking part.
+    private var abandoned: Play {
+        Play("upgrade rolled back", on: model.pattern(marked)) { _ in
+            plan.stage(JournalRecord.abandoned, "recorded as rolled back", command: "true")
+        }
     }
 
     /// The balancers' PgBouncers resumed once HAProxy routes to the leader again (none without them).
@@ -199,17 +351,18 @@ struct UpgradePlays {
         }
     }
 
-    /// The repository upgraded to the new release (`stanza-upgrade`), checked, and a full backup of it.
-    private func backedUp() -> [Play] {
-        guard let backups = upgraded.backups else { return [] }
+    /// The repository turned to `release` (`stanza-upgrade`: after the upgrade, or back after a rollback from the
+    /// kept replica), checked, and a full backup of it, on the repository host or else on `member`.
+    private func backedUp(_ release: ClusterModel, stage: String, on member: String) -> [Play] {
+        guard let backups = release.backups else { return [] }
         let pgbackrest = PgBackRest(backups)
         return [
-            Play("backups of postgresql \(upgraded.postgresVersion)", on: backups.repositoryHost ?? plan.leader) { _ in
+            Play("backups of postgresql \(release.postgresVersion)", on: backups.repositoryHost ?? member) { _ in
                 plan.stage(
-                    "backed-up", "pgbackrest stanza-upgrade, check, then a full backup",
+                    stage, "pgbackrest stanza-upgrade, check, then a full backup",
                     command: "\(pgbackrest("stanza-upgrade")) >/dev/null && \(pgbackrest("check")) && "
                         + "\(pgbackrest("--type=full backup"))",
-                    timeout: upgraded.limits.dataCopyTimeout)
+                    timeout: release.limits.dataCopyTimeout)
             }
         ]
     }
@@ -254,15 +407,14 @@ struct UpgradePlays {
             + "$([ \"$checksums\" = on ] && echo --data-checksums) >/dev/null"
     }
 
-    /// pg_upgrade from the old cluster to the new, with `--check` against the running one (it reads the running
-    /// server's socket from its pid file); its output kept in a log, shown when it fails.
-    private func pgUpgrade(check: Bool) -> ShellCommand {
+    /// pg_upgrade --link from the stopped old cluster to the new; its output kept in a log, shown when it fails.
+    private var pgUpgrade: ShellCommand {
         let log = "/var/log/postgresql/keel-pg_upgrade.log"
         return "{ cd \(ClusterModel.postgresHome) && runuser -u postgres -- \(upgraded.binDirectory + "/pg_upgrade") "
-            + "\(raw: check ? "--check " : "")--link --jobs=\"$(nproc)\" -b \(model.binDirectory) -B \(upgraded.binDirectory) "
+            + "--link --jobs=\"$(nproc)\" -b \(model.binDirectory) -B \(upgraded.binDirectory) "
             + "-d \(model.dataDirectory) -D \(upgraded.dataDirectory) -U \"$install_user\" "
             + "-p \(model.postgresPort) -P \(model.postgresPort + 1) > \(log) 2>&1 "
-            + "|| { tail -n 40 \(log) >&2; \(raw: check ? "" : "echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; ")false; }; }"
+            + "|| { tail -n 40 \(log) >&2; echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; false; }; }"
     }
 
     /// The leader's data upgraded in place, from whatever an earlier run killed in this stage left: a pg_upgrade
@@ -272,7 +424,7 @@ struct UpgradePlays {
         "\(Self.formerRunEnded) && \(settings) && if [ -e \(upgrading) ]; then { [ ! -e \(oldControl + ".old") ] || "
             + "mv \(oldControl + ".old") \(oldControl); } && rm -rf \(upgraded.dataDirectory) && rm -f \(upgrading); fi "
             + "&& if [ ! -e \(oldControl + ".old") ]; then { [ -e \(upgraded.dataDirectory + "/PG_VERSION") ] || "
-            + "{ \(initialized); }; } && touch \(upgrading) && \(pgUpgrade(check: false)) && rm -f \(upgrading); fi"
+            + "{ \(initialized); }; } && touch \(upgrading) && \(pgUpgrade) && rm -f \(upgrading); fi"
     }
 }
 
