@@ -140,8 +140,10 @@ public struct ClusterModel: Sendable {
     }
 
     /// Every PostgreSQL parameter of the cluster, as Patroni keeps them in etcd: the base ones, then
-    /// `postgresql_parameters` (which win, but for ``keelOwnedOptions``).
+    /// `postgresql_parameters` (which win, but for ``keelOwnedOptions``), as the running release knows them
+    /// (``RetiredParameters``).
     public var clusterParameters: [Parameter] {
+        let parameters = RetiredParameters.on(postgresVersion, parameters)
         let own = Set(parameters.map(\.option)).subtracting(keelOwnedOptions)
         return baseParameters.filter { !own.contains($0.option) }
             + parameters.filter { !keelOwnedOptions.contains($0.option) }
@@ -150,8 +152,8 @@ public struct ClusterModel: Sendable {
     /// The PostgreSQL parameters of `member` alone (`local_postgresql_parameters`, the last of a name wins), but
     /// for ``keelOwnedOptions``.
     public func localParameters(of member: String) -> [String: JSONValue] {
-        (hostFlags[member]?.postgresqlParameters ?? []).filter { !keelOwnedOptions.contains($0.option) }
-            .reduce(into: [:]) { $0[$1.option] = $1.value }
+        RetiredParameters.on(postgresVersion, hostFlags[member]?.postgresqlParameters ?? [])
+            .filter { !keelOwnedOptions.contains($0.option) }.reduce(into: [:]) { $0[$1.option] = $1.value }
     }
 
     /// `https` when etcd serves TLS, else `http`.
