@@ -75,6 +75,7 @@ struct UpgradeFlowTests {
             flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "postgresql 15 installed on 10.213.0.11,10.213.0.12,10.213.0.13", "pg_upgrade --check on 10.213.0.11",
                 "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "no long transaction on the leader on 10.213.0.11",
                 "patroni stopped on the replicas on 10.213.0.12,10.213.0.13",
                 "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
                 "leader upgraded on 10.213.0.11",
@@ -138,7 +139,8 @@ struct UpgradeFlowTests {
         #expect(text.contains("    10.213.0.12 cloned afresh from 10.213.0.11"), "\(text)")
         #expect(
             flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }.dropFirst(2) == [
-                "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13", "patroni paused on 10.213.0.11",
+                "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "no long transaction on the leader on 10.213.0.11", "patroni paused on 10.213.0.11",
                 "kept replica held on 10.213.0.13", "patroni stopped on the replicas on 10.213.0.12",
                 "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
                 "kept replica stopped on 10.213.0.13", "leader upgraded on 10.213.0.11",

@@ -322,6 +322,8 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                     + "running one; pg_upgrade --check against a schema-only copy of it (scratch clusters on a spare port; "
                     + "under --check too, once postgresql-\(to) is installed)",
                 "  then the upgrade:",
+                "    on \(leader): no client transaction older than \(model.limits.maximumTransactionSeconds) s "
+                    + "(max_transaction_sec), waited for up to \(SwitchedOver.longTransactionWait) s (the stop would end it)",
             ]
             if let kept = plan.kept {
                 lines += [

@@ -129,15 +129,20 @@ struct SwitchedOver: Resource {
     /// runs on `leader` (this host): a switchover would end it, and its client would see an error.
     static func noLongTransaction(_ model: ClusterModel, on leader: String) -> ShellCommand {
         let seconds = model.limits.maximumTransactionSeconds
-        let oldest =
-            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
-            + "AND xact_start < now() - interval '\(seconds) seconds'"
         return Poll(
-            until: "[ \"$(\(model.postgres.run(oldest)))\" = 0 ]", seconds: longTransactionWait,
+            until: noneOlder(model), seconds: longTransactionWait,
             onTimeout: .fail(
                 "a transaction has been running on \(leader) for more than \(seconds) s (max_transaction_sec) for "
                     + "\(longTransactionWait) s: the switchover would end it; see pg_stat_activity, end it or wait, "
                     + "then run again")
         ).command
+    }
+
+    /// Succeeds when no client transaction older than `max_transaction_sec` runs on this host's PostgreSQL.
+    static func noneOlder(_ model: ClusterModel) -> ShellCommand {
+        let oldest =
+            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+            + "AND xact_start < now() - interval '\(model.limits.maximumTransactionSeconds) seconds'"
+        return "[ \"$(\(model.postgres.run(oldest)))\" = 0 ]"
     }
 }

@@ -85,6 +85,16 @@ struct UpgradePlays {
     /// until ``finish()``.
     func upgrade() -> [Play] {
         let start = Play("upgrade begun", on: model.pattern(marked), anyErrorsFatal: true) { _ in plan.begun() }
+        // Before anything stops: the leader's stop would end a long transaction (its client sees an error). Once
+        // a resumed run finds the leader stopped, there is none.
+        let quiet = Play("no long transaction on the leader", on: plan.leader) { _ in
+            WaitFor(
+                .command(
+                    "! \(PostgresControl(model).running) || \(SwitchedOver.noneOlder(model))",
+                    what: "no client transaction older than \(model.limits.maximumTransactionSeconds) s "
+                        + "(max_transaction_sec)"),
+                timeout: .seconds(SwitchedOver.longTransactionWait))
+        }
         let stopped = Play("patroni stopped on the replicas", on: model.pattern(cloned)) { _ in
             plan.stage(
                 "stopped", "patroni and postgresql \(model.postgresVersion) stopped",
@@ -124,7 +134,7 @@ struct UpgradePlays {
         let end = Play("upgrade finished", on: model.pattern(marked)) { _ in
             plan.stage(UpgradePlan.awaitingFinish, "recorded as awaiting keel upgrade --finish", command: "true")
         }
-        return [start] + held + [stopped] + (paused.map { [$0] } ?? []) + [leaderStopped] + keptStopped
+        return [start, quiet] + held + [stopped] + (paused.map { [$0] } ?? []) + [leaderStopped] + keptStopped
             + [leaderUpgraded, configured, leading] + resumed + [clonedFromLeader(cloned)]
             + backedUp(upgraded, stage: "backed-up", on: plan.leader)
             + [
