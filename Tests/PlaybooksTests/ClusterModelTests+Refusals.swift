@@ -27,6 +27,28 @@ extension ClusterModelTests {
 }
 
 extension ClusterModelTests {
+    @Test("pre-flight refuses a deploy for another release than Keel's Patroni runs (after or during keel upgrade)")
+    func otherRelease() throws {
+        let (model, directory) = try load()
+        let master = HostContext(
+            name: "10.213.0.11", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let preflight = Preflight(model: model, host: master.name)
+        #expect(preflight.probe.contains("data_dir: *//p\" /etc/patroni/patroni.yml"), "\(preflight.probe)")
+        let running = { (release: Int) in
+            "os=debian 12\npatroni_release=\(release) /var/lib/postgresql/\(release)/main\n"
+        }
+        #expect(try preflight.changes(from: ProbeOutput(text: running(15)), on: master).isEmpty)
+        #expect {
+            try preflight.changes(from: ProbeOutput(text: running(17)), on: master)
+        } throws: {
+            "\($0)".contains(
+                "Patroni here runs PostgreSQL 17 (data_dir /var/lib/postgresql/17/main), the inventory says 15 "
+                    + "(postgresql_version): after keel upgrade, set postgresql_version: 17")
+        }
+    }
+}
+
+extension ClusterModelTests {
     @Test("pre-flight's clock check: the host's clock between the controller's as the probe left and as it came back")
     func clock() throws {
         let (model, directory) = try load()
