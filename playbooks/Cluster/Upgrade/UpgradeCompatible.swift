@@ -16,15 +16,8 @@ struct UpgradeCompatible: Resource {
 
     var probe: String {
         let (old, new) = (model.binDirectory, upgraded.binDirectory)
-        let show = { (name: String) in model.postgres.run("SHOW \(name)") }
-        let settings: ShellCommand =
-            "encoding=$(\(show("server_encoding"))) && collate=$(\(show("lc_collate"))) && "
-            + "ctype=$(\(show("lc_ctype"))) && checksums=$(\(show("data_checksums"))) && "
-            + "install_user=$(\(model.postgres.run("SELECT rolname FROM pg_authid WHERE oid = 10")))"
-        let initdb = { (bin: String, directory: String) -> ShellCommand in
-            "runuser -u postgres -- \(bin + "/initdb") -D \"$scratch\"/\(raw: directory) --encoding=\"$encoding\" "
-                + "--lc-collate=\"$collate\" --lc-ctype=\"$ctype\" --username=\"$install_user\" "
-                + "$([ \"$checksums\" = on ] && echo --data-checksums) >/dev/null"
+        let initdb = { (bin: String, directory: String) in
+            UpgradeSettings.initdb(bin, into: "\"$scratch\"/\(raw: directory)")
         }
         let pgctl = { (bin: String, directory: String) -> ShellCommand in
             "runuser -u postgres -- \(bin + "/pg_ctl") -D \"$scratch\"/\(raw: directory)"
@@ -53,7 +46,7 @@ struct UpgradeCompatible: Resource {
             + "ss -Hltn \"( sport = :$p or sport = :$((p + 1)) )\" | grep -q . || { port=$p; break; }; done; "
             + "if [ -z \"$port\" ]; then echo upgrade-check=failed; echo no two free ports in "
             + "\(raw: String(Self.ports.lowerBound))-\(raw: String(Self.ports.upperBound)); "
-            + "elif ! { \(settings) && \(copy); }; then echo upgrade-check=failed; echo the schema-only copy could not "
+            + "elif ! { \(UpgradeSettings.read(model)) && \(copy); }; then echo upgrade-check=failed; echo the schema-only copy could not "
             + "be made:; tail -n 15 \"$scratch/old.log\" 2>/dev/null; "
             + "elif \(check); then echo upgrade-check=ok; else echo upgrade-check=failed; tail -n 25 \"$scratch/check.log\"; fi"
             + " ) fi"

@@ -387,18 +387,16 @@ struct UpgradePlays {
     /// The running cluster's encoding, locale, data checksums and install user (the role with oid 10) written to
     /// ``settingsFile`` as `name=value` lines: pg_upgrade needs them alike, and reads them once the cluster stopped.
     private var recordedSettings: ShellCommand {
-        let show = { (name: String) in model.postgres.run("SHOW \(name)") }
-        return "encoding=$(\(show("server_encoding"))) && collate=$(\(show("lc_collate"))) && "
-            + "ctype=$(\(show("lc_ctype"))) && checksums=$(\(show("data_checksums"))) && "
-            + "install_user=$(\(model.postgres.run("SELECT rolname FROM pg_authid WHERE oid = 10"))) && "
-            + "mkdir -p \(JournalRecord.directory) && printf 'encoding=%s\\ncollate=%s\\nctype=%s\\nchecksums=%s\\n"
-            + "install_user=%s\\n' \"$encoding\" \"$collate\" \"$ctype\" \"$checksums\" \"$install_user\" > "
+        let format = UpgradeSettings.names.map { $0 + "=%s\\n" }.joined()
+        let values = UpgradeSettings.names.map { "\"$\($0)\"" }.joined(separator: " ")
+        return
+            "\(UpgradeSettings.read(model)) && mkdir -p \(JournalRecord.directory) && printf \(format) \(raw: values) > "
             + "\(Self.settingsFile + ".new") && mv \(Self.settingsFile + ".new") \(Self.settingsFile)"
     }
 
     /// The settings of ``recordedSettings`` read back into shell variables of their names.
     private var settings: ShellCommand {
-        ["encoding", "collate", "ctype", "checksums", "install_user"].map { name -> ShellCommand in
+        UpgradeSettings.names.map { name -> ShellCommand in
             "\(raw: name)=$(sed -n \("s/^\(name)=//p") \(Self.settingsFile))"
         }.joined(separator: " && ")
     }
@@ -411,10 +409,7 @@ struct UpgradePlays {
 
     /// initdb of the new cluster, like the running one.
     private var initialized: ShellCommand {
-        "\(directories) && "
-            + "runuser -u postgres -- \(upgraded.binDirectory + "/initdb") -D \(upgraded.dataDirectory) "
-            + "--encoding=\"$encoding\" --lc-collate=\"$collate\" --lc-ctype=\"$ctype\" --username=\"$install_user\" "
-            + "$([ \"$checksums\" = on ] && echo --data-checksums) >/dev/null"
+        "\(directories) && \(UpgradeSettings.initdb(upgraded.binDirectory, into: "\(upgraded.dataDirectory)"))"
     }
 
     /// pg_upgrade --link from the stopped old cluster to the new; its output kept in a log, shown when it fails.
