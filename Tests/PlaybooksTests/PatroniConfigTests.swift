@@ -95,16 +95,20 @@ struct PatroniConfigTests {
     }
 
     @Test(
-        "patroni.yml's bootstrap section is the same configuration as YAML: Keel's base parameters and those read at start"
+        "patroni.yml's bootstrap section is the same configuration as YAML, every parameter in it"
     )
     func bootstrapYAML() throws {
-        let model = try self.model()
-        let yaml = PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)
+        let model = try self.model(
+            parameters: """
+                  - { option: "max_connections", value: "200" }
+                  - { option: "work_mem", value: "8MB" }
+                """)
+        let yaml = PatroniDynamicConfig.wanted(model).yaml(indent: 4)
         #expect(yaml.contains(#"    "ttl": 30"#))
         #expect(yaml.contains(#"    "postgresql":"# + "\n" + #"      "parameters":"#))
         #expect(yaml.contains(#"        "wal_level": "replica""#))
-        // A new cluster starts with max_connections; work_mem changes without a restart, and without patroni.yml.
-        #expect(yaml.contains(#"        "max_connections": "200""#) && !yaml.contains("work_mem"), "\(yaml)")
+        // A new cluster starts with every parameter: its first deploy patches nothing and restarts nothing.
+        #expect(yaml.contains(#"        "max_connections": "200""#) && yaml.contains(#""work_mem": "8MB""#), "\(yaml)")
     }
 }
 

@@ -33,9 +33,7 @@ public struct WaitFor: Resource {
     /// The shell test that succeeds once the condition holds.
     public var check: ShellCommand {
         switch condition {
-        case .port(let port, let host):
-            let socket = "</dev/tcp/\(host)/\(port)"
-            return "timeout 2 bash -c \(socket)"
+        case .port(let port, let host): return .portAccepts(host, port)
         case .http(let url, let status):
             return "[ \"$(curl -s -o /dev/null -m 5 -w '%{http_code}' \(url))\" = \(status) ]"
         case .command(let command, _): return command

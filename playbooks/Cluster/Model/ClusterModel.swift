@@ -160,8 +160,11 @@ public struct ClusterModel: Sendable {
     public var etcdScheme: String { etcdTLS ? "https" : "http" }
 
     /// The client URLs of the etcd members, comma-separated.
-    public var etcdEndpoints: String {
-        etcdHosts.map { "\(etcdScheme)://\(address(of: $0)):\(ClusterPorts.etcdClient)" }.joined(separator: ",")
+    public var etcdEndpoints: String { etcdHosts.map { etcdClientURL(address(of: $0)) }.joined(separator: ",") }
+
+    /// The URL an etcd member at `address` serves clients on.
+    public func etcdClientURL(_ address: String) -> String {
+        "\(etcdScheme)://\(address):\(ClusterPorts.etcdClient)"
     }
 
     /// The URL at which etcd member `host` talks to its peers.

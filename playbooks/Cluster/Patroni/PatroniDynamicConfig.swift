@@ -23,20 +23,9 @@ struct PatroniDynamicConfig: Resource {
 
     private static let restartSeparator = "---restart-only"
 
-    /// The settings Keel owns, typed as Patroni keeps them.
+    /// The settings Keel owns, typed as Patroni keeps them; patroni.yml's `bootstrap.dcs` too, so that a new
+    /// cluster starts with every one of them (its first deploy neither patches nor restarts a member).
     static func wanted(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.clusterParameters) }
-
-    /// The seed for a new cluster: the same settings with Keel's base parameters and those PostgreSQL reads only
-    /// when it starts, so that a new cluster starts with them (no restart on the first deploy); not the others, so
-    /// that patroni.yml does not change on every member (to no effect) when one of those changes.
-    static func bootstrap(_ model: ClusterModel) -> JSONValue {
-        let base = Set(model.baseParameters.map(\.option))
-        return settings(
-            model,
-            parameters: model.clusterParameters.filter {
-                base.contains($0.option) || PostmasterParameters.names.contains($0.option)
-            })
-    }
 
     private static func settings(_ model: ClusterModel, parameters: [ClusterModel.Parameter]) -> JSONValue {
         .object([
@@ -58,7 +47,7 @@ struct PatroniDynamicConfig: Resource {
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         // No member runs yet (a new cluster, with --check): the bootstrap section of patroni.yml seeds the
-        // configuration, and the next run applies the rest.
+        // configuration.
         let parts = output.text.components(separatedBy: "\n\(Self.restartSeparator)\n")
         let config = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
         if config.isEmpty { return [] }

@@ -174,7 +174,7 @@ struct PatroniNodeRole: Role {
             "patroni_version": .string(model.patroni.version),
             "etcd_hosts": .string(
                 model.etcdHosts.map { "\(model.address(of: $0)):\(ClusterPorts.etcdClient)" }.joined(separator: ",")),
-            "dcs": .string(PatroniDynamicConfig.bootstrap(model).yaml(indent: 4)),
+            "dcs": .string(PatroniDynamicConfig.wanted(model).yaml(indent: 4)),
             "postgres_address": .string("\(address):\(model.postgresPort)"),
             "data_dir": .string(model.dataDirectory), "bin_dir": .string(model.binDirectory),
             // With the VIP on the leader itself, PostgreSQL must also accept connections to the VIP.
