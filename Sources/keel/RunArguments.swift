@@ -23,6 +23,9 @@ struct RunArguments: ParsableArguments {
     @Option(help: "Also write every event as JSON lines to this file.")
     var events: String?
 
+    @Flag(help: "After the recap, print where the time went: each play's wall time and its longest step.")
+    var profile = false
+
     @Option(help: "Where to list failed hosts, for --limit @FILE.")
     var retryFile = "keel.retry"
 
@@ -54,6 +57,7 @@ struct RunArguments: ParsableArguments {
                 verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal,
                 live: isatty(STDOUT_FILENO) == 1, noticeDelay: options.slowStep)
         ]
+        if profile { reporters.append(ProfileReporter()) }
         if let events { reporters.append(try EventLog(path: events)) }
         var runner = Runner(
             inventory: inventory, options: options, reporter: Reporters(reporters), connector: connector)

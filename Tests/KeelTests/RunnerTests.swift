@@ -294,6 +294,28 @@ struct RunnerTests {
         #expect(output.contains("alpha : ok=2 would change=1 failed=0 skipped=0 unreachable=0"))
     }
 
+    @Test("--profile: each play's wall time, its share and its longest step, after the recap")
+    func profile() async throws {
+        let timed = Playbook("timed", summary: "") {
+            Play("quick", on: "all") { _ in Command("true") }
+            Play("slow", on: "all") { _ in
+                Command("sleep 0.4")
+                Command("true")
+            }
+        }
+        let text = Mutex("")
+        let profile = ProfileReporter { chunk in text.withLock { $0 += chunk } }
+        let runner = Runner(inventory: inventory, options: RunOptions(), reporter: profile) { _ in LocalTransport() }
+        _ = try await runner.run(timed)
+        let lines = text.withLock { $0 }.split(separator: "\n").map(String.init)
+        let slow = try #require(lines.first { $0.contains("%  slow ") }, "\(lines)")
+        let wall = Double(slow.split(separator: " ").first ?? "") ?? 0
+        #expect(wall >= 0.4 && slow.contains(": command sleep 0.4; rest "), "\(slow)")
+        #expect(lines.contains { $0.contains("%  quick ") && $0.contains(": command true; rest ") }, "\(lines)")
+        #expect(lines.first { $0.contains("(connecting, before the first play)") } != nil, "\(lines)")
+        #expect(lines.last?.hasSuffix(" s  total") == true, "\(lines)")
+    }
+
     @Test("serial batches run one host at a time; any_errors_fatal stops the run at the first failure")
     func serialAndFatal() async throws {
         let root = root

@@ -10,6 +10,8 @@ struct PatroniNodeRole: Role {
     private var wheelPath: String { "/opt/patroni/wheels/patroni-\(model.patroni.version)-py3-none-any.whl" }
     /// Where this release of Patroni lives (its version checked as a version by the model).
     private var venv: String { "/opt/patroni/\(model.patroni.version)" }
+    /// The link to the running release's `bin` (its unit runs `bin/patroni` through it).
+    static let binLink = "/opt/patroni/bin"
     private var restart: RollingRestart { PatroniRestarts.changedFiles(model, host: host.name) }
 
     /// PostgreSQL from Debian (or PGDG) and the Python libraries Patroni uses from the system.
@@ -43,10 +45,12 @@ struct PatroniNodeRole: Role {
             Command(
                 "rm -rf \(venv) && python3 -m venv --system-site-packages \(venv) && "
                     + "\(venv)/bin/pip install -q --no-index --no-deps \(wheelPath) && "
-                    + "ln -sfn \(venv)/bin /opt/patroni/bin.new && mv -T /opt/patroni/bin.new /opt/patroni/bin",
+                    + "ln -sfn \(venv)/bin \(Self.binLink).new && mv -T \(Self.binLink).new \(Self.binLink)",
                 what: "Patroni \(model.patroni.version) installed in \(venv)",
-                unless:
-                    "[ \"$(/opt/patroni/bin/patroni --version 2>/dev/null)\" = \("patroni " + model.patroni.version) ]"
+                // Read from the files pip wrote, for the Python that runs now: `patroni --version` takes 0.4 s.
+                unless: "[ \"$(readlink \(Self.binLink))\" = \(venv + "/bin") ] && [ -x \(venv)/bin/patroni ] && "
+                    + "[ -d \(venv)/lib/python$(python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])')"
+                    + "/site-packages/patroni-\(model.patroni.version).dist-info ]"
             ).onChange(restart.handler)
             Directory(
                 "\(ClusterModel.postgresHome)/\(model.postgresVersion)", mode: 0o700, owner: "postgres",

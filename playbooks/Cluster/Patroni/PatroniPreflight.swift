@@ -12,7 +12,8 @@ struct PatroniPreflight: PreflightCheck {
     func probe(_ model: ClusterModel, host: String) -> ShellCommand {
         guard model.databaseHosts.contains(host) else { return "" }
         return """
-            for p in /usr/bin/patroni /usr/local/bin/patroni /opt/patroni/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
+            for p in /usr/bin/patroni /usr/local/bin/patroni; do [ -x "$p" ] && echo "patroni=$("$p" --version 2>/dev/null | awk '{print $2}')"; done
+            l=$(readlink \(PatroniNodeRole.binLink)) && v=${l%/bin} && echo "patroni=${v##*/}"
             grep -qs '^etcd3:' /etc/patroni/*.yml /etc/patroni.yml && echo patroni_etcd3=1
             d=$(sed -n "s/^  data_dir: *//p" /etc/patroni/patroni.yml 2>/dev/null | tr -d "\\"'"); [ -n "$d" ] && [ -r "$d/PG_VERSION" ] && echo "patroni_release=$(cat "$d/PG_VERSION") $d"
             """
