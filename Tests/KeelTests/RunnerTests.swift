@@ -111,6 +111,21 @@ struct RunnerTests {
         #expect(screen.withLock { $0 } == final, "nothing drawn after the recap")
     }
 
+    @Test("a live line longer than the terminal cuts the step's name, never the seconds it has run")
+    func liveLineCut() {
+        let screen = Mutex("")
+        let console = ConsoleReporter(colors: false, live: true, noticeDelay: .seconds(5)) { chunk in
+            screen.withLock { $0 += chunk }
+        }
+        let step = "package " + Array(repeating: "python3-something", count: 30).joined(separator: " ")
+        console.report(.stepRunning(host: "alpha", play: "slow", step: step))
+        let line = screen.withLock { $0 }.split(separator: "\n").last.map(String.init) ?? ""
+        console.report(.finished(Recap()))
+        #expect(
+            line.hasPrefix("alpha | running | package python3-something") && line.hasSuffix("… … 5 s")
+                && line.count < step.count, "\(line)")
+    }
+
     @Test("what a step's apply tells (a measured time) follows its changes in the report; --check tells nothing")
     func findings() async throws {
         struct Measured: Resource {

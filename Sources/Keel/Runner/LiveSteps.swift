@@ -69,9 +69,12 @@ final class LiveSteps: Sendable {
             guard text != nil || !state.running.isEmpty || state.drawn > 0 else { return }
             let width = Self.columns - 1
             let lines = state.running.sorted { $0.key < $1.key }.map { host, running in
-                let seconds = Int((ContinuousClock.now - running.since).components.seconds)
-                let line = "\(host) | running | \(running.step) … \(seconds) s"
-                return dim(line.count > width ? String(line.prefix(width - 1)) + "…" : line)
+                // A long step name is cut, never the time it has run.
+                let head = "\(host) | running | "
+                let tail = " … \(Int((ContinuousClock.now - running.since).components.seconds)) s"
+                let room = max(8, width - head.count - tail.count)
+                let step = running.step.count > room ? String(running.step.prefix(room - 1)) + "…" : running.step
+                return dim(head + step + tail)
             }
             write(Self.erase(state.drawn) + (text ?? "") + lines.map { $0 + "\n" }.joined())
             state.drawn = lines.count

@@ -130,10 +130,13 @@ struct PatroniNodeRole: Role {
 
     /// Patroni reads a changed patroni.yml on its next cycle, up to `loop_wait` seconds later, and only then flags
     /// the parameters that wait for a restart: the time of the reload stays on the host, for the run (or the next
-    /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``).
+    /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``). A
+    /// Patroni not running yet reads the file when it starts: nothing to wait for.
     static let reload = Handler.run(
         name: "reload patroni",
-        command: "systemctl try-reload-or-restart patroni && \(PendingRestart.stamp(reloadedMark))")
+        command:
+            "if systemctl is-active -q patroni; then systemctl try-reload-or-restart patroni && \(PendingRestart.stamp(reloadedMark)); fi"
+    )
     /// When patroni.yml was last reloaded (seconds since the epoch).
     static let reloadedMark = "/run/keel/patroni-reloaded"
 
