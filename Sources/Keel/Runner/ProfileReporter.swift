@@ -3,8 +3,8 @@ import Synchronization
 
 /// `--profile`: where a run's time went, printed after the recap. Each play's wall time (from its start to the
 /// next play's), its share of the run, and its longest step — the hosts' own work (apt, initdb, a clone, a backup)
-/// shows there; the rest of the play is probes, shorter steps and Keel itself. The time before the first play
-/// (connecting, reading facts) is its own line.
+/// shows there; the rest of the play is probes, shorter steps and Keel itself (the first play's rest includes
+/// connecting to its hosts).
 public final class ProfileReporter: Reporter {
     private struct Play {
         var name: String
@@ -50,7 +50,6 @@ public final class ProfileReporter: Reporter {
             return String(format: "%7.1f s %3d%%  ", seconds, share) + padded + detail + "\n"
         }
         var text = "\nPROFILE (wall time by play; its longest step, and the rest: probes, shorter steps, Keel)\n"
-        text += line(((plays.first?.started ?? ended) - created).seconds, "(connecting, before the first play)", "")
         for (index, play) in plays.enumerated() {
             let wall = ((index + 1 < plays.count ? plays[index + 1].started : ended) - play.started).seconds
             let detail = play.longest.map {
@@ -58,6 +57,6 @@ public final class ProfileReporter: Reporter {
             }
             text += line(wall, play.name, detail ?? "")
         }
-        return text + String(format: "%7.1f s  total\n", total)
+        return text + String(format: "%7.1f s        total\n", total)
     }
 }
