@@ -2,9 +2,9 @@ import Foundation
 import Keel
 
 /// Patroni's dynamic configuration, kept in etcd for the whole cluster: the HA timings, synchronous replication and
-/// every PostgreSQL parameter. ``bootstrap`` seeds it (patroni.yml's `bootstrap.dcs`, read once, when the cluster is
-/// initialized); afterwards only this resource changes it, with a `PATCH /config` on the REST API of any member that
-/// answers. Parameters Keel no longer sets are removed.
+/// every PostgreSQL parameter. ``wanted(_:)`` seeds it too (patroni.yml's `bootstrap.dcs`, read once, when the
+/// cluster is initialized); afterwards only this resource changes it, with a `PATCH /config` on the REST API of any
+/// member that answers. Parameters Keel no longer sets are removed.
 struct PatroniDynamicConfig: Resource {
     let model: ClusterModel
     let host: String
