@@ -12,12 +12,8 @@ public final class ProfileReporter: Reporter {
         var longest: StepReport?
     }
 
-    private struct State {
-        var plays: [Play] = []
-    }
-
     private let created = ContinuousClock.now
-    private let state = Mutex(State())
+    private let plays = Mutex<[Play]>([])
     private let write: @Sendable (String) -> Void
 
     public init(write: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
@@ -27,11 +23,11 @@ public final class ProfileReporter: Reporter {
     public func report(_ event: RunEvent) {
         switch event {
         case .playStarted(let name, _):
-            state.withLock { $0.plays.append(Play(name: name, started: .now)) }
+            plays.withLock { $0.append(Play(name: name, started: .now)) }
         case .step(let report):
-            state.withLock { state in
-                guard let last = state.plays.indices.last else { return }
-                if report.seconds > state.plays[last].longest?.seconds ?? -1 { state.plays[last].longest = report }
+            plays.withLock { plays in
+                guard let last = plays.indices.last else { return }
+                if report.seconds > plays[last].longest?.seconds ?? -1 { plays[last].longest = report }
             }
         case .finished:
             write(SecretRegistry.mask(render(ended: .now)))
@@ -42,7 +38,7 @@ public final class ProfileReporter: Reporter {
 
     /// The profile as printed, for a run that ended at `ended`.
     func render(ended: ContinuousClock.Instant) -> String {
-        let plays = state.withLock(\.plays)
+        let plays = plays.withLock { $0 }
         let total = (ended - created).seconds
         func line(_ seconds: Double, _ name: String, _ detail: String) -> String {
             let share = total > 0 ? Int((seconds / total * 100).rounded()) : 0

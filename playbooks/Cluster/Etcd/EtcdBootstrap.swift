@@ -35,17 +35,8 @@ struct EtcdBootstrap: Resource {
     var probe: String {
         let probe: ShellCommand =
             "if [ -d \(Self.dataDirectory + "/member") ]; then echo data; else cat \(Self.file) 2>/dev/null; "
-            + "echo \(Self.separator); if \(anotherListens); then \(EtcdMemberList.command(others)) 2>/dev/null; fi; fi"
+            + "echo \(Self.separator); if \(others.anyListens); then \(EtcdMemberList.command(others)) 2>/dev/null; fi; fi"
         return probe.text
-    }
-
-    /// Succeeds when another member accepts connections on etcd's client port. On a new cluster none does, and
-    /// etcdctl would spend its whole timeout (seconds, on every probe of a first deploy) finding that out.
-    private var anotherListens: ShellCommand {
-        let tries = model.etcdHosts.filter { $0 != host }.map {
-            ShellCommand.portAccepts(model.address(of: $0), ClusterPorts.etcdClient)
-        }
-        return tries.isEmpty ? "false" : "{ \(tries.joined(separator: " || ")); }"
     }
 
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {

@@ -44,8 +44,11 @@ struct Etcdctl {
     func get(_ key: String) -> ShellCommand { self("get --print-value-only \(key)") }
 
     /// Succeeds when every endpoint is healthy; at once when one's port is closed (a member not started yet).
-    var health: ShellCommand {
-        let ports = addresses.map { ShellCommand.portAccepts($0, ClusterPorts.etcdClient) }
-        return "\(ports.joined(separator: " && ")) && \(self("endpoint health"))"
-    }
+    var health: ShellCommand { "\(portChecks.joined(separator: " && ")) && \(self("endpoint health"))" }
+
+    /// Succeeds when one of the members accepts connections on its client port (fails when there is none). On a
+    /// new cluster none does, and etcdctl would spend its whole timeout finding that out.
+    var anyListens: ShellCommand { portChecks.isEmpty ? "false" : "{ \(portChecks.joined(separator: " || ")); }" }
+
+    private var portChecks: [ShellCommand] { addresses.map { .portAccepts($0, ClusterPorts.etcdClient) } }
 }

@@ -25,9 +25,7 @@ struct PatroniDynamicConfig: Resource {
 
     /// The settings Keel owns, typed as Patroni keeps them; patroni.yml's `bootstrap.dcs` too, so that a new
     /// cluster starts with every one of them (its first deploy neither patches nor restarts a member).
-    static func wanted(_ model: ClusterModel) -> JSONValue { settings(model, parameters: model.clusterParameters) }
-
-    private static func settings(_ model: ClusterModel, parameters: [ClusterModel.Parameter]) -> JSONValue {
+    static func wanted(_ model: ClusterModel) -> JSONValue {
         .object([
             "ttl": .integer(model.patroni.ttl), "loop_wait": .integer(model.patroni.loopWait),
             "retry_timeout": .integer(model.patroni.retryTimeout),
@@ -40,7 +38,7 @@ struct PatroniDynamicConfig: Resource {
             "postgresql": .object([
                 "use_pg_rewind": .bool(true), "use_slots": .bool(true),
                 "parameters": .object(
-                    Dictionary(parameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
+                    Dictionary(model.clusterParameters.map { ($0.option, $0.value) }, uniquingKeysWith: { $1 })),
             ]),
         ])
     }
