@@ -314,7 +314,7 @@ struct RunnerTests {
         let timed = Playbook("timed", summary: "") {
             Play("quick", on: "all") { _ in Command("true") }
             Play("slow", on: "all") { _ in
-                Command("sleep 0.4")
+                Command("sleep 1.5")
                 Command("true")
             }
         }
@@ -325,7 +325,7 @@ struct RunnerTests {
         let lines = text.withLock { $0 }.split(separator: "\n").map(String.init)
         let slow = try #require(lines.first { $0.contains("%  slow ") }, "\(lines)")
         let wall = Double(slow.split(separator: " ").first ?? "") ?? 0
-        #expect(wall >= 0.4 && slow.contains(": command sleep 0.4; rest "), "\(slow)")
+        #expect(wall >= 1.5 && slow.contains(": command sleep 1.5; rest "), "\(slow)")
         #expect(lines.contains { $0.contains("%  quick ") && $0.contains(": command true; rest ") }, "\(lines)")
         #expect(lines.last?.hasSuffix(" s        total") == true, "\(lines)")
     }
