@@ -17,6 +17,8 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private var channel: OpaquePointer?
     private var inputOffset = 0
     private var inputClosed = false
+    /// Whether the last write found the channel's window full: a window adjustment may then arrive during a read.
+    private var windowWasFull = false
     private var stdout: [UInt8] = []
     private var stderr: [UInt8] = []
     /// Once aborted, how long closing the channel may take before it is abandoned to the session's teardown.
@@ -36,6 +38,12 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
 
     var deadline: ContinuousClock.Instant? { abandonAt ?? commandDeadline }
     var retryAt: ContinuousClock.Instant? { state == .queued ? backoff.notBefore : nil }
+
+    var hasArrived: Bool {
+        guard state == .running, let channel else { return false }
+        return libssh2_poll_channel_read(channel, 1) == 1 || libssh2_channel_eof(channel) == 1
+            || (windowWasFull && libssh2_channel_window_write_ex(channel, nil) > 0)
+    }
 
     func abort(_ error: any Error) {
         guard !completion.isDelivered else { return }
@@ -136,6 +144,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private func pump(_ owner: SessionOwner, _ channel: OpaquePointer) -> Pump {
         var moved = false
         if inputOffset < input.count {
+            windowWasFull = libssh2_channel_window_write_ex(channel, nil) == 0
             let written = input.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) {
                     keel_channel_write(channel, $0.baseAddress! + inputOffset, $0.count - inputOffset)

@@ -15,6 +15,9 @@ protocol SessionOperation: AnyObject, Sendable {
     func step(_ owner: SessionOwner) -> StepOutcome
     /// A descriptor of its own the session's thread also waits on, with the events it waits for; nil for none.
     var descriptor: pollfd? { get }
+    /// Whether libssh2 already holds what would move the operation, read off the socket while another call ran:
+    /// its output, its end, room in its window. The socket then has nothing left to wake the thread's `poll`.
+    var hasArrived: Bool { get }
     /// Reports `error` to the caller now; the operation then only cleans up its channel in later steps.
     func abort(_ error: any Error)
     /// What the caller is told when ``deadline`` passes, on the session to `host`.
@@ -23,6 +26,7 @@ protocol SessionOperation: AnyObject, Sendable {
 
 extension SessionOperation {
     var descriptor: pollfd? { nil }
+    var hasArrived: Bool { false }
 
     func pastDeadline(on host: String) -> SSHError {
         SSHError(.timedOut, host: host, operation: "exec", message: "the command ran past its deadline")

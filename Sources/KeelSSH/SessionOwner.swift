@@ -203,10 +203,14 @@ final class SessionOwner: @unchecked Sendable {
         }
     }
 
-    /// Steps every active operation until a whole round moves nothing: a packet read for one channel may have
-    /// been queued while another was being stepped, so one round is not enough.
+    /// Steps every active operation until a whole round moves nothing: a packet read for one channel (or one
+    /// stream) may have been queued while another was being stepped, so one round is not enough. A quiet round is
+    /// followed by one more when an operation's packets have arrived meanwhile (``SessionOperation/hasArrived``):
+    /// they are off the socket, and `poll` would not wake for them.
     private func advance() {
         var moved = true
+        // Whether this round is the one more for arrivals: when it moves nothing either, waiting is right.
+        var forArrivals = false
         while moved {
             moved = false
             admit()
@@ -229,6 +233,12 @@ final class SessionOwner: @unchecked Sendable {
                     channelLimit = max(1, active.count)
                 }
                 if fatalError != nil { return }
+            }
+            if moved {
+                forArrivals = false
+            } else if !forArrivals, active.contains(where: \.hasArrived) {
+                moved = true
+                forArrivals = true
             }
         }
     }
