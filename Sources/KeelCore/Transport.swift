@@ -1,12 +1,10 @@
-/// Moves commands and files to one host. KeelSSH's `SSHConnection` is the real one; tests use a fake.
+/// Runs commands on one host; files travel on a command's standard input. KeelSSH's `SSHConnection` is the real
+/// one; tests use a fake.
 ///
 /// A non-zero exit is a result, not an error.
 public protocol Transport: Sendable {
     func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int) async throws
         -> ExecResult
-    func upload(
-        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
-        timeout: Duration?) async throws
     /// Ends the connection; later calls fail.
     func close() async
 }

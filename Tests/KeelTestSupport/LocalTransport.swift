@@ -1,7 +1,7 @@
 import Foundation
 import Keel
 
-/// Runs commands with the local `/bin/sh` and writes uploads to the local disk: a real host for engine tests
+/// Runs commands with the local `/bin/sh`, on the local disk: a real host for engine tests
 /// that need no network. Resources in such tests point at paths inside a temporary directory.
 public struct LocalTransport: Transport {
     public init() {}
@@ -23,20 +23,6 @@ public struct LocalTransport: Transport {
             stdout: [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()),
             stderr: [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()),
             exitStatus: status)
-    }
-
-    public func upload(
-        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
-        timeout: Duration?
-    ) async throws {
-        let staging = path + ".keel-staging"
-        guard
-            FileManager.default.createFile(
-                atPath: staging, contents: Data(bytes), attributes: [.posixPermissions: mode])
-        else {
-            throw ResourceError("cannot write \(staging)")
-        }
-        if rename(staging, path) != 0 { throw ResourceError("cannot rename \(staging) to \(path)") }
     }
 
     public func close() async {}

@@ -45,13 +45,5 @@ public struct RootedTransport: Transport {
             outputLimit: outputLimit)
     }
 
-    public func upload(
-        _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
-        timeout: Duration?
-    ) async throws {
-        try await LocalTransport().upload(
-            bytes, to: root + path, mode: mode, owner: owner, group: group, become: become, timeout: timeout)
-    }
-
     public func close() async {}
 }

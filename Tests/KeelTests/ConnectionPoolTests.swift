@@ -17,10 +17,6 @@ struct ConnectionPoolTests {
             try await LocalTransport().run(
                 command, input: input, become: become, timeout: timeout, outputLimit: outputLimit)
         }
-        func upload(
-            _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
-            timeout: Duration?
-        ) async throws {}
         func close() async { closes.withLock { $0 += 1 } }
     }
 

@@ -265,6 +265,36 @@ struct RunnerTests {
         #expect(events.steps.contains { $0.host == "beta" && $0.play == "after" && $0.status == .changed })
     }
 
+    @Test(
+        "consecutive file steps are applied in one round trip: modes exact, nothing temporary left, and a failure laid at its own step"
+    )
+    func fileBatch() async throws {
+        let root = root
+        try "in the way\n".write(toFile: "\(root)/blocked", atomically: true, encoding: .utf8)
+        let files = Playbook("files", summary: "") {
+            Play("write", on: "alpha") { _ in
+                File("\(root)/secret.conf", content: "s\n", mode: 0o600, owner: nil, group: nil)
+                    .onChange(.run(name: "note", command: "echo ran > \(root)/note"))
+                File("\(root)/tool", content: "#!/bin/sh\n", mode: 0o755, owner: nil, group: nil)
+                File("\(root)/blocked/inside.conf", content: "x\n", owner: nil, group: nil)
+                File("\(root)/never.conf", content: "x\n", owner: nil, group: nil)
+            }
+        }
+        let (recap, events) = try await run(files)
+        #expect(recap.failedHosts == ["alpha"])
+        #expect(events.steps.map(\.status) == [.changed, .changed, .failed])
+        let failed = try #require(events.steps.last)
+        #expect(failed.step == "file \(root)/blocked/inside.conf")
+        #expect(failed.error?.hasPrefix("`upload \(root)/blocked/inside.conf (2 bytes, mode 0644)` exited") == true)
+        #expect(read("secret.conf") == "s\n")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: "\(root)/secret.conf")[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: "\(root)/tool")[.posixPermissions] as? Int == 0o755)
+        #expect(read("never.conf") == nil)
+        #expect(read("note") == "ran\n", "the handler of a file written before the failure runs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".keel") }.isEmpty)
+    }
+
     @Test("the step builder flattens roles, if and for; modifiers carry over")
     func builder() throws {
         struct Base: Role {

@@ -44,14 +44,6 @@ public actor ConnectionPool {
             try await base.run(command, input: input, become: become, timeout: timeout, outputLimit: outputLimit)
         }
 
-        func upload(
-            _ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?, become: Become?,
-            timeout: Duration?
-        ) async throws {
-            try await base.upload(
-                bytes, to: path, mode: mode, owner: owner, group: group, become: become, timeout: timeout)
-        }
-
         func close() async {}
     }
 }

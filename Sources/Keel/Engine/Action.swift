@@ -53,10 +53,9 @@ public struct Action: Sendable, CustomStringConvertible {
         switch kind {
         case .shell(let command, let input, let timeout):
             try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [], timeout: timeout)
-        case .upload(let path, let bytes, let mode, let owner, let group, "root"):
-            try await host.upload(bytes, to: path, mode: mode, owner: owner, group: group)
-        case .upload(let path, let bytes, let mode, _, let group, let account):
-            try await host.run(PathController.place(path, mode: mode, group: group, as: account).text, input: bytes)
+        case .upload(let path, let bytes, let mode, let owner, let group, let account):
+            try await host.run(
+                PathController.place(path, mode: mode, owner: owner, group: group, as: account).text, input: bytes)
         case .sql(let statements, let connection, let database, _):
             try await host.run(
                 connection.psql(database: database).text,

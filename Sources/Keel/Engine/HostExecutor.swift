@@ -48,13 +48,6 @@ public struct HostExecutor: Sendable {
     public func perform(_ changes: [Change]) async throws {
         for action in changes.flatMap(\.actions) { try await action.perform(on: self) }
     }
-
-    /// Writes `bytes` to `path` atomically, with mode and owner set before the file appears.
-    public func upload(_ bytes: [UInt8], to path: String, mode: UInt32, owner: String?, group: String?) async throws {
-        try await transport.upload(
-            bytes, to: path, mode: mode, owner: owner, group: group, become: become, timeout: .seconds(600))
-        log("upload \(path) (\(bytes.count) bytes, mode \(String(mode, radix: 8)))", ExecResult())
-    }
 }
 
 /// A command run by a resource exited non-zero.

@@ -36,6 +36,9 @@ public protocol Resource: Sendable {
     /// Whether applying may change what other resources' probes see (installing a package adds files, units and
     /// users). The engine then probes the later steps again; otherwise it only verifies this one.
     var affectsOtherResources: Bool { get }
+    /// Whether apply only takes the changes' actions (the default) and affects no other step: the engine may then
+    /// take the actions of consecutive such steps together, in one round trip (see ``ActionBatch``).
+    var isBatchable: Bool { get }
 }
 
 extension Resource {
@@ -43,4 +46,5 @@ extension Resource {
     public var isWait: Bool { false }
     public var alwaysChanges: Bool { false }
     public var affectsOtherResources: Bool { false }
+    public var isBatchable: Bool { false }
 }

@@ -13,6 +13,7 @@ public struct Directory: Resource {
     }
 
     public var description: String { "directory \(path)" }
+    public var isBatchable: Bool { true }
 
     public var probe: String { FileAttributes.probe(path, checksum: false) }
 

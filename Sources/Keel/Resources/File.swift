@@ -52,6 +52,7 @@ public struct File: Resource {
     public var description: String { "file \(path)" }
     /// A systemd unit file changes what a later service step sees.
     public var affectsOtherResources: Bool { path.hasPrefix("/etc/systemd/") }
+    public var isBatchable: Bool { !affectsOtherResources }
 
     public var probe: String { FileAttributes.probe(path, checksum: contents != nil) }
 

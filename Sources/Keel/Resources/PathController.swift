@@ -6,8 +6,10 @@
 /// The accounts other than root cannot make an entry owned by root, so the answer cannot turn to root between the
 /// probe that finds it and the change that uses it.
 enum PathController {
-    /// A probe snippet printing `account=NAME` for `path`: one `stat` of every directory above it (those missing
-    /// are at the end, and print nothing), the owner of the deepest not root's.
+    /// A probe snippet printing `account=NAME` for `path`: the owner of the deepest directory above it that root
+    /// does not own (missing ones count for nothing). Run as root, `[ -O ]` (a shell builtin) answers for a
+    /// directory root owns, and `stat` runs only for a link or another owner's: a host starts processes slowly, and
+    /// a play probes many paths. Run as another account, one `stat` reads them all.
     static func probe(_ path: String) -> String {
         var directories: [String] = []
         var prefix = ""
@@ -16,8 +18,12 @@ enum PathController {
             directories.append(prefix)
         }
         guard !directories.isEmpty else { return "echo account=root" }
-        return "(a=root; for o in $(stat -c %U -- \(directories.map(shellQuote).joined(separator: " ")) 2>/dev/null); "
-            + "do [ \"$o\" = root ] || a=$o; done; echo \"account=$a\")"
+        let quoted = directories.map(shellQuote).joined(separator: " ")
+        return "a=root; if [ -O / ]; then for d in \(quoted); do "
+            + "if [ -L \"$d\" ] || { [ -e \"$d\" ] && [ ! -O \"$d\" ]; }; then o=$(stat -c %U -- \"$d\"); "
+            + "[ \"$o\" = root ] || a=$o; fi; done; "
+            + "else for o in $(stat -c %U -- \(quoted) 2>/dev/null); do [ \"$o\" = root ] || a=$o; done; fi; "
+            + "echo \"account=$a\""
     }
 
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
@@ -28,14 +34,22 @@ enum PathController {
             + "else runuser -u \(account) -- sh -c \(command.text); fi"
     }
 
-    /// A command placing standard input at `path` as `account`: a private file beside it, given its mode (and
-    /// group), then renamed over it, which replaces a link at `path` instead of following it.
-    static func place(_ path: String, mode: UInt32, group: String?, as account: String) -> ShellCommand {
+    /// A command placing standard input at `path` as `account`: a private file beside it, given its mode and owner
+    /// (an account other than root can only set the group), then renamed over it, which replaces a link at `path`
+    /// instead of following it. One round trip, the contents never on a command line.
+    static func place(_ path: String, mode: UInt32, owner: String?, group: String?, as account: String)
+        -> ShellCommand
+    {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        let chgrp: ShellCommand = group.map { " && chgrp \($0) \"$t\"" } ?? ""
+        let ownership: ShellCommand
+        if account == "root", owner != nil || group != nil {
+            ownership = " && chown \((owner ?? "") + (group.map { ":" + $0 } ?? "")) \"$t\""
+        } else {
+            ownership = group.map { " && chgrp \($0) \"$t\"" } ?? ""
+        }
         let script: ShellCommand =
             "umask 077; t=$(mktemp -- \((directory.isEmpty ? "." : directory) + "/.keel-XXXXXXXX")) "
-            + "|| exit 1; if cat > \"$t\" && chmod \(raw: octal(mode)) \"$t\"\(chgrp) && mv -f -- \"$t\" \(path); "
+            + "|| exit 1; if cat > \"$t\" && chmod \(raw: octal(mode)) \"$t\"\(ownership) && mv -f -- \"$t\" \(path); "
             + "then exit 0; fi; rm -f -- \"$t\"; exit 1"
         return run(script, as: account)
     }

@@ -31,6 +31,7 @@ public struct Template: Resource {
     public var description: String { "template \(path)" }
     /// A systemd unit file changes what a later service step sees.
     public var affectsOtherResources: Bool { path.hasPrefix("/etc/systemd/") }
+    public var isBatchable: Bool { !affectsOtherResources }
 
     public var probe: String { FileAttributes.probe(path, checksum: true) }
 

@@ -32,12 +32,21 @@ struct HostPlayRun {
         // earlier one, leaves their probes reading the host as it is now: what they cannot plan yet is shown, not
         // failed.
         var planAhead = await state.planningAhead.contains(host)
-        for index in steps.indices {
+        var index = steps.startIndex
+        while index < steps.endIndex {
             let step = steps[index]
+            defer { index += 1 }
             if options.stopRequested {
                 // Asked to stop: what ran keeps its handlers; the rest is counted, not run.
                 await state.interrupted(host, steps: steps.count - index)
                 return await runHandlers(notified)
+            }
+            if let batch = batch(from: index, of: steps, outputs) {
+                guard await applyTogether(batch, from: index, of: steps, &outputs, notifying: &notified) else {
+                    return false
+                }
+                index += batch.count - 1
+                continue
             }
             if step.runOnce && !isFirstHost {
                 await state.record(report(named: step.name, .skipped))
@@ -97,6 +106,78 @@ struct HostPlayRun {
         await state.record(report)
         await state.markFailed(host)
         return false
+    }
+
+    /// The consecutive steps from `index` whose changes can be applied together (``Resource/isBatchable``, no
+    /// retries, every action batchable), each with its changes; nil when the step at `index` is not one.
+    private func batch(from index: Int, of steps: [Step], _ outputs: [ProbeOutput]) -> [[Change]]? {
+        guard !options.check else { return nil }
+        var batch: [[Change]] = []
+        for (step, output) in zip(steps[index...], outputs[index...]) {
+            guard step.resource.isBatchable, step.retries == 0, !step.runOnce,
+                let changes = try? step.resource.changes(from: output, on: context),
+                changes.allSatisfy({ $0.actions.allSatisfy(ActionBatch.accepts) })
+            else { break }
+            batch.append(changes)
+        }
+        return batch.isEmpty ? nil : batch
+    }
+
+    /// Applies `batch`, the changes of the steps from `index` on, in one round trip, probes those steps again in
+    /// one more, and records a report for each. Returns false when one failed: it is reported, the host marked
+    /// failed, and the handlers of the steps before it run.
+    private func applyTogether(
+        _ batch: [[Change]], from index: Int, of steps: [Step], _ outputs: inout [ProbeOutput],
+        notifying notified: inout [Handler]
+    ) async -> Bool {
+        let start = ContinuousClock.now
+        let members = Array(zip(steps[index..<index + batch.count], batch))
+        let changing = members.indices.filter { !members[$0].1.isEmpty }
+        var diffs: [[String]] = []
+        if options.diff { for (_, changes) in members { diffs.append(await self.diffs(of: changes)) } }
+        let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) })
+        // The step that failed, by its offset in the batch, and why.
+        var failure: (offset: Int, error: String)?
+        var fresh = Array(outputs[index..<index + batch.count])
+        do {
+            if !changing.isEmpty {
+                try await executor(telling: HostExecutor.Findings()).run(actions.command, input: actions.input)
+                fresh = try await probe(members.map(\.0))
+            }
+        } catch let error as CommandFailure {
+            let offset = changing[min(ActionBatch.completed(in: error.result.stdoutText), changing.count - 1)]
+            let commands = members[offset].1.flatMap(\.actions).map(\.description).joined(separator: "; ")
+            failure = (offset, "\(CommandFailure(command: commands, result: error.result))")
+        } catch {
+            _ = await runHandlers(notified)
+            return await fail(report(named: "apply and probe \(changing.count) files", .failed, error: "\(error)"))
+        }
+        let seconds = (ContinuousClock.now - start).seconds / Double(max(1, changing.count))
+        for (offset, (step, changes)) in members.enumerated() {
+            var result = report(named: step.name, changes.isEmpty ? .ok : .changed)
+            if let failure, failure.offset == offset {
+                result.status = .failed
+                result.error = failure.error
+            } else if failure == nil, !changes.isEmpty,
+                let remaining = try? step.resource.changes(from: fresh[offset], on: context), !remaining.isEmpty
+            {
+                result.status = .failed
+                result.error =
+                    "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))"
+            }
+            result.changes = changes.map(\.summary)
+            result.commands = changes.flatMap(\.actions).map(\.description)
+            result.diffs = diffs.isEmpty ? [] : diffs[offset]
+            result.seconds = changes.isEmpty ? 0 : seconds
+            if result.status == .failed {
+                _ = await runHandlers(notified)
+                return await fail(result)
+            }
+            await state.record(result)
+            if !changes.isEmpty { notified += step.handlers.filter { !notified.contains($0) } }
+        }
+        outputs.replaceSubrange(index..<index + fresh.count, with: fresh)
+        return true
     }
 
     /// Unless checking, applies one step's `changes` until the step converges; what applying tells goes to
