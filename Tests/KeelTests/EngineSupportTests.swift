@@ -15,6 +15,41 @@ struct EngineSupportTests {
         #expect(throws: ResourceError.self) { try batch.split("one\n") }
     }
 
+    @Test(
+        "inspected paths are read together: a file with its checksum, a directory, a link never followed, nothing, a name with a newline"
+    )
+    func pathInspection() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("keel-inspect-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: root + "/dir", withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o750], ofItemAtPath: root + "/dir")
+        for name in ["file", "odd\nname\\x", "unsummed"] {
+            try Data("hello\n".utf8).write(to: URL(fileURLWithPath: root + "/" + name))
+            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: root + "/" + name)
+        }
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: "/dev/zero")
+        let owner = try Shell.run("/usr/bin/id", ["-un"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let group = try Shell.run("/usr/bin/id", ["-gn"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let hello = SHA256.hex(Array("hello\n".utf8))
+        let batch = ProbeBatch(
+            ["echo account=root", "true", "true", "true", "echo own", "true"],
+            inspecting: [
+                PathInspection(root + "/file", checksum: true), PathInspection(root + "/dir", checksum: true),
+                PathInspection(root + "/link", checksum: true), PathInspection(root + "/absent", checksum: true),
+                PathInspection(root + "/odd\nname\\x", checksum: true),
+                PathInspection(root + "/unsummed", checksum: false),
+            ])
+        let outputs = try batch.split(try await LocalTransport().run(batch.script).stdoutText).map(\.text)
+        let attributes = "mode=640\nowner=\(owner)\ngroup=\(group)"
+        #expect(outputs[0] == "account=root\nkind=file\n\(attributes)\nsha256=\(hello)")
+        #expect(outputs[1] == "kind=directory\nmode=750\nowner=\(owner)\ngroup=\(group)")
+        #expect(outputs[2] == "kind=other", "a link to /dev/zero is neither followed nor hashed")
+        #expect(outputs[3] == "kind=missing")
+        #expect(outputs[4] == "own\nkind=file\n\(attributes)\nsha256=\(hello)")
+        #expect(outputs[5] == "kind=file\n\(attributes)")
+        #expect(throws: ResourceError.self) { try batch.split("") }
+    }
+
     @Test("SHA-256 matches sha256sum")
     func sha256() throws {
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -39,6 +39,9 @@ public protocol Resource: Sendable {
     /// Whether apply only takes the changes' actions (the default) and affects no other step: the engine may then
     /// take the actions of consecutive such steps together, in one round trip (see ``ActionBatch``).
     var isBatchable: Bool { get }
+    /// A path whose type, mode, owner and group (and checksum) the probe's output should carry: the engine reads
+    /// those of a play's steps together (``PathInspection``) and adds their lines after what ``probe`` printed.
+    var inspects: PathInspection? { get }
 }
 
 extension Resource {
@@ -47,4 +50,5 @@ extension Resource {
     public var alwaysChanges: Bool { false }
     public var affectsOtherResources: Bool { false }
     public var isBatchable: Bool { false }
+    public var inspects: PathInspection? { nil }
 }

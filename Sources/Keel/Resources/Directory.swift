@@ -15,7 +15,8 @@ public struct Directory: Resource {
     public var description: String { "directory \(path)" }
     public var isBatchable: Bool { true }
 
-    public var probe: String { FileAttributes.probe(path, checksum: false) }
+    public var probe: String { PathController.probe(path) }
+    public var inspects: PathInspection? { PathInspection(path, checksum: false) }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)

@@ -54,7 +54,8 @@ public struct File: Resource {
     public var affectsOtherResources: Bool { path.hasPrefix("/etc/systemd/") }
     public var isBatchable: Bool { !affectsOtherResources }
 
-    public var probe: String { FileAttributes.probe(path, checksum: contents != nil) }
+    public var probe: String { PathController.probe(path) }
+    public var inspects: PathInspection? { PathInspection(path, checksum: contents != nil) }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)

@@ -1,5 +1,6 @@
-/// What a file or directory on the host looks like, read by one probe: type, mode, owner, group and, for
-/// regular files, the SHA-256 of the contents.
+/// What a file or directory on the host looks like, from its step's probe output: type, mode, owner, group and,
+/// for regular files, the SHA-256 of the contents (the lines of its ``PathInspection``), and the account that
+/// controls it (``PathController/probe(_:)``).
 struct FileAttributes: Equatable {
     enum Kind: String { case missing, file, directory, other }
 
@@ -10,20 +11,6 @@ struct FileAttributes: Equatable {
     var sha256: String?
     /// The account Keel acts as on this path (see ``PathController``).
     var account = "root"
-
-    /// A probe printing the attributes of `path` as `key=value` lines (with the checksum when `checksum`), and the
-    /// account that controls it.
-    static func probe(_ path: String, checksum: Bool) -> String {
-        let quoted = shellQuote(path)
-        let sum = checksum ? "; printf sha256=; sha256sum < \(quoted)" : ""
-        return """
-            \(PathController.probe(path)); \
-            if [ -L \(quoted) ] || { [ -e \(quoted) ] && [ ! -f \(quoted) ] && [ ! -d \(quoted) ]; }; then echo kind=other; \
-            elif [ -f \(quoted) ]; then echo kind=file; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted)\(sum); \
-            elif [ -d \(quoted) ]; then echo kind=directory; stat --printf 'mode=%a\\nowner=%U\\ngroup=%G\\n' \(quoted); \
-            else echo kind=missing; fi
-            """
-    }
 
     init(
         kind: Kind, mode: UInt32? = nil, owner: String? = nil, group: String? = nil, sha256: String? = nil,

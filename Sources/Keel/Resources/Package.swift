@@ -25,13 +25,14 @@ public struct Package: Resource {
     ).command
     public var affectsOtherResources: Bool { true }
 
-    /// Prints one `name=installed|missing` line per package.
+    /// Prints one `name=installed|missing` line per package, from one `dpkg-query` for them all.
     public var probe: String {
         let list = names.map(shellQuote).joined(separator: " ")
         return """
-            for p in \(list); do if command -v dpkg-query >/dev/null 2>&1; then \
-            s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null); [ "${s#ii}" != "$s" ] && echo "$p=installed" || echo "$p=missing"; \
-            else rpm -q "$p" >/dev/null 2>&1 && echo "$p=installed" || echo "$p=missing"; fi; done
+            if command -v dpkg-query >/dev/null 2>&1; then \
+            s=" $(dpkg-query -W -f=' ${Package}=${db:Status-Abbrev}' \(list) 2>/dev/null) "; \
+            for p in \(list); do case "$s" in *" $p=ii"*) echo "$p=installed";; *) echo "$p=missing";; esac; done; \
+            else for p in \(list); do rpm -q "$p" >/dev/null 2>&1 && echo "$p=installed" || echo "$p=missing"; done; fi
             """
     }
 

@@ -27,9 +27,9 @@ public struct Service: Resource {
     public var probe: String {
         let unit = shellQuote(name)
         return """
-            echo "active=$(systemctl is-active \(unit) 2>/dev/null)"; echo "enabled=$(systemctl is-enabled \(unit) 2>/dev/null)"; \
-            echo "reload=$(systemctl show -p NeedDaemonReload --value \(unit) 2>/dev/null)"; \
-            echo "load=$(systemctl show -p LoadState --value \(unit) 2>/dev/null)"; \
+            systemctl show -p ActiveState -p NeedDaemonReload -p LoadState -- \(unit) 2>/dev/null | while IFS== read -r k v; do \
+            case $k in ActiveState) echo "active=$v";; NeedDaemonReload) echo "reload=$v";; LoadState) echo "load=$v";; esac; \
+            done; echo "enabled=$(systemctl is-enabled -- \(unit) 2>/dev/null)"; \
             for d in /etc/systemd/system /lib/systemd/system; do [ -e "$d"/\(shellQuote(unitFile)) ] && echo unitfile=1; done
             """
     }

@@ -33,7 +33,8 @@ public struct Template: Resource {
     public var affectsOtherResources: Bool { path.hasPrefix("/etc/systemd/") }
     public var isBatchable: Bool { !affectsOtherResources }
 
-    public var probe: String { FileAttributes.probe(path, checksum: true) }
+    public var probe: String { PathController.probe(path) }
+    public var inspects: PathInspection? { PathInspection(path, checksum: true) }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let wanted = try render(for: host)

@@ -239,7 +239,7 @@ struct HostPlayRun {
     /// Runs the probes of `steps` in one remote invocation.
     private func probe(_ steps: [Step]) async throws -> [ProbeOutput] {
         guard !steps.isEmpty else { return [] }
-        let batch = ProbeBatch(steps.map(\.resource.probe))
+        let batch = ProbeBatch(steps.map(\.resource.probe), inspecting: steps.map(\.resource.inspects))
         // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
         let result = try await session.transport.run(
             "/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))

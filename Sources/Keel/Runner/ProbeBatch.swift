@@ -1,34 +1,63 @@
 /// Runs the probes of many resources as one remote script and splits its output back per resource.
 ///
 /// Each probe runs in its own subshell; after it, a marker line with a random nonce and its index ends its output,
-/// so one probe's output can never be mistaken for another's.
+/// so one probe's output can never be mistaken for another's. The paths the probes want inspected are read first,
+/// all together (``PathInspection``), and their lines follow each probe's own output.
 struct ProbeBatch {
     let probes: [String]
+    /// The path each probe wants inspected, if any, by probe index.
+    let inspections: [PathInspection?]
     let nonce: String
 
-    init(_ probes: [String], nonce: String = String(UInt64.random(in: 0...UInt64.max), radix: 36)) {
+    init(
+        _ probes: [String], inspecting inspections: [PathInspection?] = [],
+        nonce: String = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    ) {
         self.probes = probes
+        self.inspections = inspections
         self.nonce = nonce
     }
 
     var script: String {
-        probes.enumerated().map { index, probe in
+        var parts: [String] = []
+        let inspected = inspections.compactMap(\.self)
+        if !inspected.isEmpty {
+            parts.append(
+                PathInspection.script(inspected, separator: "printf '\\n@@keel-\(nonce) stat\\n'")
+                    + "; printf '\\n@@keel-\(nonce) inspected\\n'")
+        }
+        parts += probes.enumerated().map { index, probe in
             "( \(probe)\n) </dev/null 2>/dev/null; printf '\\n@@keel-\(nonce) \(index)\\n'"
-        }.joined(separator: "\n")
+        }
+        return parts.joined(separator: "\n")
     }
 
-    /// The outputs, in probe order.
+    /// The outputs, in probe order, each followed by the lines of its inspection.
     /// - Throws: when a marker is missing (the script was cut short).
     func split(_ output: String) throws -> [ProbeOutput] {
-        var results: [ProbeOutput] = []
         var rest = Substring(output)
+        var found = PathInspection.Found()
+        if inspections.contains(where: { $0 != nil }) {
+            guard let stat = rest.range(of: "\n@@keel-\(nonce) stat\n"),
+                let sums = rest[stat.upperBound...].range(of: "\n@@keel-\(nonce) inspected\n")
+            else {
+                throw ResourceError("the state probe stopped early (while reading the attributes of files)")
+            }
+            found = PathInspection.Found(stat: rest[..<stat.lowerBound], sums: rest[stat.upperBound..<sums.lowerBound])
+            rest = rest[sums.upperBound...]
+        }
+        var results: [ProbeOutput] = []
         for index in probes.indices {
             let marker = "\n@@keel-\(nonce) \(index)\n"
             guard let range = rest.range(of: marker) else {
                 throw ResourceError("the state probe stopped early (after \(index) of \(probes.count) probes)")
             }
-            let text = String(rest[..<range.lowerBound])
-            results.append(ProbeOutput(text: text.hasSuffix("\n") ? String(text.dropLast()) : text))
+            var text = String(rest[..<range.lowerBound])
+            if text.hasSuffix("\n") { text.removeLast() }
+            if index < inspections.count, let inspection = inspections[index] {
+                text += (text.isEmpty ? "" : "\n") + found.lines(for: inspection)
+            }
+            results.append(ProbeOutput(text: text))
             rest = rest[range.upperBound...]
         }
         return results
