@@ -1,12 +1,14 @@
 import Keel
 
 extension Examples {
-    /// Benchmark (a): 10 directories and 10 small files per host, the same work Benchmarks/ gives Ansible and pyinfra.
+    /// Benchmark (a): 10 directories and 10 small files per host, under its name (a machine may be several inventory
+    /// hosts), the same work Benchmarks/ gives Ansible and pyinfra.
     public static let benchFiles = Playbook("bench-files", summary: "benchmark: 10 directories + 10 files per host") {
         Play("bench files", on: "all") { host in
+            Directory("/srv/bench/\(host.name)")
             for index in 1...10 {
-                Directory("/srv/bench/dir\(index)")
-                File("/srv/bench/dir\(index)/file.txt", content: "file \(index) on \(host.name)\n")
+                Directory("/srv/bench/\(host.name)/dir\(index)")
+                File("/srv/bench/\(host.name)/dir\(index)/file.txt", content: "file \(index) on \(host.name)\n")
             }
         }
     }
