@@ -295,6 +295,33 @@ struct RunnerTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".keel") }.isEmpty)
     }
 
+    /// A step that can be batched, and whose state after its change cannot be planned from.
+    struct BreaksWhenApplied: Resource {
+        let path: String
+        var description: String { "breaks \(path)" }
+        var probe: String { "cat \(shellQuote(path)) 2>/dev/null" }
+        var isBatchable: Bool { true }
+        func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+            guard output.text.isEmpty else { throw ResourceError("\(path) holds \(output.text)") }
+            return [Change("write", .shell("echo broken > \(path)"))]
+        }
+    }
+
+    @Test("in a batch, a step whose state after applying cannot be read is failed, not taken as converged")
+    func batchUnreadableAfterApply() async throws {
+        let root = root
+        let playbook = Playbook("breaks", summary: "") {
+            Play("write", on: "alpha") { _ in
+                File("\(root)/first.conf", content: "x\n", owner: nil, group: nil)
+                BreaksWhenApplied(path: "\(root)/state")
+            }
+        }
+        let (recap, events) = try await run(playbook)
+        #expect(recap.failedHosts == ["alpha"])
+        #expect(events.steps.map(\.status) == [.changed, .failed])
+        #expect(events.steps.last?.error == "\(root)/state holds broken")
+    }
+
     @Test("the step builder flattens roles, if and for; modifiers carry over")
     func builder() throws {
         struct Base: Role {

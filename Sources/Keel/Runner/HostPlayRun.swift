@@ -158,12 +158,18 @@ struct HostPlayRun {
             if let failure, failure.offset == offset {
                 result.status = .failed
                 result.error = failure.error
-            } else if failure == nil, !changes.isEmpty,
-                let remaining = try? step.resource.changes(from: fresh[offset], on: context), !remaining.isEmpty
-            {
-                result.status = .failed
-                result.error =
-                    "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))"
+            } else if failure == nil, !changes.isEmpty {
+                do {
+                    let remaining = try step.resource.changes(from: fresh[offset], on: context)
+                    if !remaining.isEmpty {
+                        result.status = .failed
+                        result.error =
+                            "applied, but it did not converge: still \(remaining.map(\.summary).joined(separator: "; "))"
+                    }
+                } catch {
+                    result.status = .failed
+                    result.error = "\(error)"
+                }
             }
             result.changes = changes.map(\.summary)
             result.commands = changes.flatMap(\.actions).map(\.description)
