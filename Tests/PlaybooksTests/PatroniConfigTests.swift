@@ -66,7 +66,9 @@ struct PatroniConfigTests {
         #expect(none == .object([:]) && nothing.isEmpty)
     }
 
-    @Test("the plan says which changed parameters apply only on a restart, and in which order members restart")
+    @Test(
+        "the plan says which changed parameters apply only on a restart, and in which order members restart; read also when this member's PostgreSQL does not answer"
+    )
     func restartsPlanned() throws {
         let (model, directory) = try ClusterModelTests().load()
         let context = HostContext(
@@ -92,6 +94,13 @@ struct PatroniConfigTests {
             from: ProbeOutput(text: current.json + "\n---restart-only\nshared_buffers\n"), on: context
         ).map(\.summary)
         #expect(!noRestart.contains { $0.hasPrefix("then the members restart") }, "\(noRestart)")
+        // This member's PostgreSQL not answering yet: the separator ends the output (the probe batch drops the
+        // last newline), and the configuration is still read.
+        let unanswered = try resource.changes(
+            from: ProbeOutput(text: current.json + "\n\n---restart-only"), on: context
+        ).map(\.summary)
+        #expect(unanswered.contains { $0.hasPrefix("work_mem: 1kB → ") }, "\(unanswered)")
+        #expect(try resource.changes(from: ProbeOutput(text: "\n---restart-only"), on: context).isEmpty)
     }
 
     @Test(

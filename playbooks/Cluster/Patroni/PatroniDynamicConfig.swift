@@ -46,13 +46,16 @@ struct PatroniDynamicConfig: Resource {
     func changes(from output: ProbeOutput, on context: HostContext) throws -> [Change] {
         // No member runs yet (a new cluster, with --check): the bootstrap section of patroni.yml seeds the
         // configuration.
-        let parts = output.text.components(separatedBy: "\n\(Self.restartSeparator)\n")
-        let config = parts[0].trimmingCharacters(in: .whitespacesAndNewlines)
+        // The separator is a line of its own; the last line of the output, when this member's PostgreSQL does not
+        // answer (a member just started), with no newline after it.
+        let lines = output.text.components(separatedBy: "\n")
+        let separator = lines.firstIndex(of: Self.restartSeparator) ?? lines.endIndex
+        let config = lines[..<separator].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         if config.isEmpty { return [] }
         guard let current = try? JSONDecoder().decode(JSONValue.self, from: Data(config.utf8)) else {
             throw PatroniAPI.unanswered(host)
         }
-        let restartOnly = Set(parts.dropFirst().joined().split(separator: "\n").map(String.init))
+        let restartOnly = Set(lines[separator...].dropFirst().filter { !$0.isEmpty })
         let (patch, changed) = Self.difference(
             from: current, to: Self.wanted(model), removing: [["postgresql", "parameters"]])
         let summaries = changed.map { line in
