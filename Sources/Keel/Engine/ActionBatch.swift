@@ -74,7 +74,7 @@ struct ActionBatch {
         if !exact { commands.append("chmod \(octal(mode)) \(temporary)") }
         if owner != nil || group != nil {
             // Root's own files need no chown when root writes them.
-            let chown = "chown \(shellQuote((owner ?? "") + (group.map { ":" + $0 } ?? ""))) \(temporary)"
+            let chown = "chown \(shellQuote(PathController.ownership(owner, group))) \(temporary)"
             let rootsOwn = (owner ?? "root") == "root" && (group ?? "root") == "root"
             commands.append(rootsOwn ? "{ [ \"$root\" = 0 ] || \(chown); }" : chown)
         }

@@ -34,7 +34,7 @@ public struct Directory: Resource {
                 ]
             }
             if owner != nil || group != nil {
-                command = "\(command) && chown \((owner ?? "") + (group.map { ":" + $0 } ?? "")) \(path)"
+                command = "\(command) && chown \(PathController.ownership(owner, group)) \(path)"
             }
             return [Change("create (mode \(octal(mode)))", .shell(command))]
         case .file, .other:

@@ -26,6 +26,11 @@ enum PathController {
             + "echo \"account=$a\""
     }
 
+    /// `chown`'s argument for `owner` and `group` (`postgres:postgres`, `:ssl-cert`).
+    static func ownership(_ owner: String?, _ group: String?) -> String {
+        (owner ?? "") + (group.map { ":" + $0 } ?? "")
+    }
+
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
     /// `runuser`.
     static func run(_ command: ShellCommand, as account: String) -> ShellCommand {
@@ -43,7 +48,7 @@ enum PathController {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let ownership: ShellCommand
         if account == "root", owner != nil || group != nil {
-            ownership = " && chown \((owner ?? "") + (group.map { ":" + $0 } ?? "")) \"$t\""
+            ownership = " && chown \(Self.ownership(owner, group)) \"$t\""
         } else {
             ownership = group.map { " && chgrp \($0) \"$t\"" } ?? ""
         }
