@@ -10,6 +10,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private let command: String
     private let input: [UInt8]
     private let outputLimit: Int
+    private let observe: OutputObserver?
     private let commandDeadline: ContinuousClock.Instant?
     private var completion: Completion<ExecResult>
     private var state = State.queued
@@ -25,12 +26,13 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
     private var abandonAt: ContinuousClock.Instant?
 
     init(
-        command: String, input: [UInt8], timeout: Duration?, outputLimit: Int, control: OperationControl,
-        completion: CheckedContinuation<ExecResult, any Error>
+        command: String, input: [UInt8], timeout: Duration?, outputLimit: Int, observe: OutputObserver?,
+        control: OperationControl, completion: CheckedContinuation<ExecResult, any Error>
     ) {
         self.command = command
         self.input = input
         self.outputLimit = outputLimit
+        self.observe = observe
         self.commandDeadline = timeout.map { .now + $0 }
         self.control = control
         self.completion = Completion(completion)
@@ -177,6 +179,7 @@ final class ExecOperation: SessionOperation, @unchecked Sendable {
                 if count > 0 {
                     let chunk = UnsafeRawBufferPointer(rebasing: owner.readBuffer[0..<count])
                     if stream == 0 { stdout.append(contentsOf: chunk) } else { stderr.append(contentsOf: chunk) }
+                    observe?(Array(chunk))
                     moved = true
                     if stdout.count + stderr.count > outputLimit {
                         return .failed(

@@ -43,8 +43,8 @@ public final class SSHConnection: Sendable {
     /// - Throws: ``SSHError`` (`timedOut`, `outputLimitExceeded`, `channelFailed`, `disconnected`), or
     ///   `CancellationError` when the task is cancelled.
     public func run(
-        _ command: String, input: [UInt8] = [], become: Become? = nil, timeout: Duration? = nil,
-        outputLimit: Int = 64 << 20
+        _ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int,
+        observe: OutputObserver?
     ) async throws -> ExecResult {
         // Without a terminal nothing tells a command that its channel closed: a mark in the environment of every
         // process it starts lets a command cut short be ended, with all it started.
@@ -52,18 +52,21 @@ public final class SSHConnection: Sendable {
         let marked = "export \(mark); \(command)"
         do {
             return try await exec(
-                become?.wrap(marked) ?? marked, input: input, timeout: timeout, outputLimit: outputLimit)
+                become?.wrap(marked) ?? marked, input: input, timeout: timeout, outputLimit: outputLimit,
+                observe: observe)
         } catch let error where error is CancellationError || (error as? SSHError)?.code == .timedOut {
             await end(mark, become: become)
             throw error
         }
     }
 
-    private func exec(_ line: String, input: [UInt8], timeout: Duration?, outputLimit: Int) async throws -> ExecResult {
+    private func exec(
+        _ line: String, input: [UInt8], timeout: Duration?, outputLimit: Int, observe: OutputObserver?
+    ) async throws -> ExecResult {
         try await submit { control, continuation in
             ExecOperation(
-                command: line, input: input, timeout: timeout, outputLimit: outputLimit, control: control,
-                completion: continuation)
+                command: line, input: input, timeout: timeout, outputLimit: outputLimit, observe: observe,
+                control: control, completion: continuation)
         }
     }
 
@@ -75,8 +78,9 @@ public final class SSHConnection: Sendable {
         let command =
             "p=$(\(find)); [ -z \"$p\" ] || { kill -TERM $p 2>/dev/null; sleep 2; kill -KILL $(\(find)) 2>/dev/null; }; true"
         let line = become?.wrap(command) ?? command
-        await Task.detached { _ = try? await self.exec(line, input: [], timeout: .seconds(15), outputLimit: 1 << 16) }
-            .value
+        await Task.detached {
+            _ = try? await self.exec(line, input: [], timeout: .seconds(15), outputLimit: 1 << 16, observe: nil)
+        }.value
     }
 
     /// Writes `bytes` to `path` atomically: into a temporary file created `0600`, given its mode and owner, then

@@ -32,13 +32,21 @@ extension LabTests {
         // A directory each host has for itself is not a shared repository: refused before Patroni starts.
         _ = try await KeelBinary.run(["exec", "-i", cluster.path, "--", "mkdir -p /srv/local-only"])
         try useRepository("/srv/local-only")
-        let local = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        // At a terminal, as a person runs it: the packages' step shows what apt printed last in its live line.
+        let local = try await KeelBinary.runOnTerminal(["deploy", "-i", cluster.path])
+        let localScreen = local.screen
         #expect(local.status != 0)
         #expect(
-            local.output.contains(
+            localScreen.contains(
                 "/srv/local-only on h1 is not the directory the other database hosts see: the marks of h2, h3 are missing here"
             ), "\(local)")
-        #expect(!local.output.contains("PLAY patroni primary"), "\(local)")
+        #expect(!localScreen.contains("PLAY patroni primary"), "\(local)")
+        let printed = localScreen.split(separator: "\n").filter {
+            $0.contains(" | running | package ") && $0.contains(" s  ▸ ")
+        }
+        #expect(
+            printed.contains { line in ["Get:", "Unpacking ", "Setting up "].contains { line.contains($0) } },
+            "apt's progress in a live line: \(printed)")
 
         // The lab's shared directory, as an NFS export would be: the operator made the repository's directory.
         _ = try await KeelBinary.run([
@@ -50,8 +58,7 @@ extension LabTests {
         let deploy = try await KeelBinary.runOnTerminal(["deploy", "-i", cluster.path, "--events", events])
         #expect(deploy.status == 0, "\(deploy)")
         #expect(try restarted(events).isEmpty, "a new cluster starts with its parameters: \(deploy)")
-        let screen = deploy.output.replacingOccurrences(
-            of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+        let screen = deploy.screen
         let live = screen.split(separator: "\n").compactMap { line -> Int? in
             guard line.contains(" | running | "),
                 let seconds = line.split(separator: " … ").last?.split(separator: " ").first

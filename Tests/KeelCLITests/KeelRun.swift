@@ -8,6 +8,11 @@ struct KeelRun: CustomStringConvertible {
     let status: Int32
     let output: String
 
+    /// The output as a terminal shows it, without its escape sequences (colours, the live lines' redraws).
+    var screen: String {
+        output.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+    }
+
     var description: String {
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         let tail = lines.suffix(40)

@@ -2,6 +2,7 @@ import Foundation
 import KeelCore
 import KeelSSH
 import KeelTestSupport
+import Synchronization
 import Testing
 
 @Suite("Remote commands against a real sshd")
@@ -62,8 +63,33 @@ struct ExecTests {
     func outputLimit() async throws {
         try await TestSSHServer.with { server in
             let connection = try await server.connect()
-            let error = await sshError { _ = try await connection.run("head -c 100000 /dev/zero", outputLimit: 1000) }
+            let error = await sshError {
+                _ = try await connection.run(
+                    "head -c 100000 /dev/zero", input: [], become: nil, timeout: nil, outputLimit: 1000, observe: nil)
+            }
             #expect(error?.code == .outputLimitExceeded)
+        }
+    }
+
+    @Test("an observer hears the output as it arrives, while the command still runs")
+    func observedOutput() async throws {
+        try await TestSSHServer.with { server in
+            let connection = try await server.connect()
+            let heard = Mutex<[UInt8]>([])
+            let task = Task {
+                try await connection.run("echo first; echo second >&2; sleep 3; echo third") { chunk in
+                    heard.withLock { $0 += chunk }
+                }
+            }
+            var early = ""
+            for _ in 0..<40 where !early.contains("second") {
+                try await Task.sleep(for: .milliseconds(50))
+                early = heard.withLock { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(early.contains("first\n") && early.contains("second\n") && !early.contains("third"), "\(early)")
+            let result = try await task.value
+            #expect(result.stdoutText == "first\nthird\n")
+            #expect(heard.withLock { $0.count } == result.stdout.count + result.stderr.count)
         }
     }
 

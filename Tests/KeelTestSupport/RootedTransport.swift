@@ -35,14 +35,15 @@ public struct RootedTransport: Transport {
         }
     }
 
-    public func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int)
-        async throws -> ExecResult
-    {
+    public func run(
+        _ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int,
+        observe: OutputObserver?
+    ) async throws -> ExecResult {
         // The engine's probes come as a script on standard input.
         let script = command == "/bin/sh -s" ? Array(rooted(String(decoding: input, as: UTF8.self)).utf8) : input
         return try await LocalTransport().run(
             "PATH=\(shellQuote(binaries)):$PATH; " + rooted(command), input: script, become: become, timeout: timeout,
-            outputLimit: outputLimit)
+            outputLimit: outputLimit, observe: observe)
     }
 
     public func close() async {}

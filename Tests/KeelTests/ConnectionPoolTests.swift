@@ -11,11 +11,12 @@ struct ConnectionPoolTests {
     /// A local host that counts how often it was closed.
     final class Counted: Transport, Sendable {
         let closes = Mutex(0)
-        func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int)
-            async throws -> ExecResult
-        {
+        func run(
+            _ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int,
+            observe: OutputObserver?
+        ) async throws -> ExecResult {
             try await LocalTransport().run(
-                command, input: input, become: become, timeout: timeout, outputLimit: outputLimit)
+                command, input: input, become: become, timeout: timeout, outputLimit: outputLimit, observe: observe)
         }
         func close() async { closes.withLock { $0 += 1 } }
     }

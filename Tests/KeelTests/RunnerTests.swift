@@ -126,6 +126,46 @@ struct RunnerTests {
                 && line.count < step.count, "\(line)")
     }
 
+    @Test("a live line ends with the last line its command printed: made safe, secrets masked, cut before the step")
+    func liveLinePrinted() async throws {
+        let screen = Mutex("")
+        let console = ConsoleReporter(colors: false, live: true, noticeDelay: .seconds(5)) { chunk in
+            screen.withLock { $0 += chunk }
+        }
+        let secret = Secret("printed-\(UUID().uuidString.prefix(8))")
+        let long = "package " + Array(repeating: "python3-something", count: 10).joined(separator: " ")
+        console.report(.stepRunning(host: "alpha", play: "slow", step: "install packages"))
+        console.report(.stepRunning(host: "beta", play: "slow", step: long))
+        let printed = "\u{1B}[2Jpg \(secret.reveal()) " + String(repeating: "x", count: 200)
+        console.report(.stepOutput(host: "alpha", line: printed))
+        console.report(.stepOutput(host: "beta", line: printed))
+        var block: [String] = []
+        for _ in 0..<30 where !block.contains(where: { $0.contains("▸") }) {
+            try await Task.sleep(for: .milliseconds(100))
+            block = (screen.withLock { $0 }.components(separatedBy: "\u{1B}[J").last ?? "").split(separator: "\n")
+                .map(String.init)
+        }
+        console.report(.finished(Recap()))
+        #expect(block.count == 2, "\(block)")
+        let (alpha, beta) = (block.first ?? "", block.last ?? "")
+        #expect(alpha.hasPrefix("alpha | running | install packages … "), "\(alpha)")
+        #expect(alpha.contains(" s  ▸ \\u{1B}[2Jpg *** xxx") && alpha.hasSuffix("x…"), "\(alpha)")
+        // A long step name and the printed line share the room, each cut.
+        #expect(beta.hasPrefix("beta | running | package python3-something") && beta.contains("… … "), "\(beta)")
+        #expect(beta.contains(" s  ▸ \\u{1B}[2Jpg ") && beta.hasSuffix("…"), "\(beta)")
+        #expect(alpha.count == 79 && beta.count == 79, "cut to the terminal's width (80 when it does not say)")
+    }
+
+    @Test("a command's output heard in chunks tells each last line it completed; a carriage return ends one too")
+    func lastOutputLine() {
+        let told = Mutex<[String]>([])
+        let output = LastOutputLine { line in told.withLock { $0.append(line) } }
+        for chunk in ["Get:1 http", " ok\nUnpack", "ing a\r 45%\r\n\n", "  \n", "Setting up b"] {
+            output.take(Array(chunk.utf8))
+        }
+        #expect(told.withLock { $0 } == ["Get:1 http ok", "45%"])
+    }
+
     @Test("what a step's apply tells (a measured time) follows its changes in the report; --check tells nothing")
     func findings() async throws {
         struct Measured: Resource {

@@ -38,10 +38,12 @@ public actor ConnectionPool {
     private struct Shared: Transport {
         let base: any Transport
 
-        func run(_ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int)
-            async throws -> ExecResult
-        {
-            try await base.run(command, input: input, become: become, timeout: timeout, outputLimit: outputLimit)
+        func run(
+            _ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int,
+            observe: OutputObserver?
+        ) async throws -> ExecResult {
+            try await base.run(
+                command, input: input, become: become, timeout: timeout, outputLimit: outputLimit, observe: observe)
         }
 
         func close() async {}

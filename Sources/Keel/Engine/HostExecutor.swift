@@ -11,15 +11,18 @@ public struct HostExecutor: Sendable {
     let become: Become?
     let log: @Sendable (String, ExecResult) -> Void
     let findings: Findings
+    /// Hears the output of the commands as it arrives.
+    let observe: OutputObserver?
 
     init(
         context: HostContext, transport: any Transport, become: Become?, findings: Findings = Findings(),
-        log: @escaping @Sendable (String, ExecResult) -> Void
+        observe: OutputObserver? = nil, log: @escaping @Sendable (String, ExecResult) -> Void
     ) {
         self.context = context
         self.transport = transport
         self.become = become
         self.findings = findings
+        self.observe = observe
         self.log = log
     }
 
@@ -38,7 +41,8 @@ public struct HostExecutor: Sendable {
     public func run(_ command: String, input: [UInt8] = [], timeout: Duration = .seconds(600)) async throws
         -> ExecResult
     {
-        let result = try await transport.run(command, input: input, become: become, timeout: timeout)
+        let result = try await transport.run(
+            command, input: input, become: become, timeout: timeout, observe: observe)
         log(command, result)
         guard result.succeeded else { throw CommandFailure(command: command, result: result) }
         return result

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Live, human-readable progress: a line per step per host as it finishes (with colours on a terminal, plain
 /// when piped), the plan's changes and diffs, and a recap per host with the slowest steps. A step that runs long
-/// is shown while it runs: on a terminal in a block of live lines at the bottom (``LiveSteps``), otherwise once,
-/// when it has run ``RunOptions/slowStep``, so that a log shows where a run waits.
+/// is shown while it runs: on a terminal in a block of live lines at the bottom (``LiveSteps``) with the last line
+/// its command printed, otherwise once, when it has run ``RunOptions/slowStep``, so that a log shows where a run
+/// waits.
 public final class ConsoleReporter: Reporter {
     public enum Verbosity: Int, Sendable { case normal, commands, output }
 
@@ -36,6 +37,8 @@ public final class ConsoleReporter: Reporter {
             switch event {
             case .stepRunning(let host, _, let step):
                 return live.running(SecretRegistry.mask(step), on: host)
+            case .stepOutput(let host, let line):
+                return live.printed(terminalSafe(SecretRegistry.mask(line)), on: host)
             case .step(let report):
                 return live.write(above: SecretRegistry.mask(render(event)), finished: report.host)
             case .finished:
@@ -61,6 +64,9 @@ public final class ConsoleReporter: Reporter {
             return render(report)
         case .stepRunning(let host, _, let step):
             return "\(host) | \(paint("running", .dim)) | \(step) …\n"
+        case .stepOutput:
+            // Only a terminal's live lines show it: a log keeps what ran and how it ended.
+            return ""
         case .handler(let host, let name, let status, let error):
             return "\(host) | \(label(status)) | handler \(name)\(error.map { " — \($0)" } ?? "")\n"
         case .unreachable(let host, let error):

@@ -54,7 +54,7 @@ public final class EventLog: Reporter {
             ]
         case .unreachable(let host, let error):
             return ["event": "unreachable", "host": host, "error": error]
-        case .stepRunning:
+        case .stepRunning, .stepOutput:
             // The step's own event follows with its time; the JSON lines carry outcomes only.
             return nil
         case .command(let host, let command, let exitStatus, _, _):

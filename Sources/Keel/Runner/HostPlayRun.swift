@@ -282,8 +282,10 @@ struct HostPlayRun {
     private func executor(telling findings: HostExecutor.Findings) -> HostExecutor {
         let reporter = state.reporter
         let host = self.host
-        return HostExecutor(context: context, transport: session.transport, become: become, findings: findings) {
-            command, result in
+        let output = LastOutputLine { line in reporter.report(.stepOutput(host: host, line: line)) }
+        return HostExecutor(
+            context: context, transport: session.transport, become: become, findings: findings, observe: output.take
+        ) { command, result in
             reporter.report(
                 .command(
                     host: host, command: command, exitStatus: result.exitStatus, stdout: result.stdoutText,

@@ -5,6 +5,9 @@ public enum RunEvent: Sendable {
     /// A step applying its changes for longer than ``RunOptions/slowStep``, heard once while it runs: a log then
     /// shows where a run waits or hangs.
     case stepRunning(host: String, play: String, step: String)
+    /// The last line the command of `host`'s running step printed (apt's progress, say), for a terminal's live
+    /// lines; the events file leaves it out.
+    case stepOutput(host: String, line: String)
     case handler(host: String, name: String, status: StepStatus, error: String?)
     case unreachable(host: String, error: String)
     /// A remote command and its result, for `-v`.
