@@ -28,7 +28,7 @@ struct ExecCommand: AsyncParsableCommand {
         var targets = try targets(of: inventory, hosts)
         if become {
             targets = targets.map {
-                var target = $0; target.become = target.become ?? Become(); return target
+                var target = $0; target.become = target.privileged; return target
             }
         }
         let line = command.first == "--" ? command.dropFirst().joined(separator: " ") : command.joined(separator: " ")

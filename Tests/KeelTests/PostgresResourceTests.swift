@@ -43,6 +43,10 @@ struct PostgresResourceTests {
             ])
         #expect(throws: ResourceError.self) { try role.changes(from: ProbeOutput(text: "@@unreachable"), on: host) }
         #expect(try role.changes(from: ProbeOutput(text: "@@standby"), on: host).isEmpty)
+        // The primary's first line says it is one; a standby's rows after its line are not read.
+        #expect(try role.changes(from: ProbeOutput(text: "@@primary\n" + replicator), on: host).isEmpty)
+        #expect(try role.changes(from: ProbeOutput(text: "@@primary"), on: host).map(\.summary) == ["create"])
+        #expect(try role.changes(from: ProbeOutput(text: "@@standby\n"), on: host).isEmpty)
     }
 
     @Test("only the attributes named are managed: a user's REPLICATION granted elsewhere survives; NO… forms apply")

@@ -57,6 +57,12 @@ struct ResourceTests {
         // A static unit cannot be disabled: asking for it every run would never converge.
         #expect(
             try gone.changes(from: ProbeOutput(text: "active=inactive\nenabled=static\nload=loaded"), on: host).isEmpty)
+        // Another name of a unit (sshd for ssh.service) shows that unit's state: disabling it would disable ssh.
+        let alias = "id=ssh.service\nactive=inactive\nenabled=enabled\nload=loaded"
+        #expect(
+            try Service("sshd", state: nil, enabled: false).changes(from: ProbeOutput(text: alias), on: host).isEmpty)
+        let own = "id=etcd.service\nactive=inactive\nenabled=enabled\nload=loaded"
+        #expect(try gone.changes(from: ProbeOutput(text: own), on: host).flatMap(\.shown) == ["systemctl disable etcd"])
     }
 
     @Test("file: same checksum and attributes is converged; each difference is its own change")

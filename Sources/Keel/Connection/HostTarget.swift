@@ -30,6 +30,13 @@ public struct HostTarget: Sendable {
         self.become = become
         self.knownHostsFile = knownHostsFile
     }
+
+    /// How a command that needs privileges runs: as ``become``'s account (root unless set), through sudo; directly
+    /// when connected as that account already (sudo would only cost a process and its PAM session).
+    public var privileged: Become? {
+        let become = self.become ?? Become()
+        return become.user == user ? nil : become
+    }
 }
 
 extension Inventory {

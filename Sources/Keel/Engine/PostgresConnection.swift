@@ -2,16 +2,22 @@
 public struct PostgresConnection: Sendable, Hashable {
     public var port: Int
     public var database: String
+    /// The server's `bin` directory, searched for `psql` first: Debian's `/usr/bin/psql` is a Perl wrapper that
+    /// doubles what each call costs. Without it, or where it holds no psql, the `psql` on the PATH runs.
+    public var binaries: String?
 
-    public init(port: Int = 5432, database: String = "postgres") {
+    public init(port: Int = 5432, database: String = "postgres", binaries: String? = nil) {
         self.port = port
         self.database = database
+        self.binaries = binaries
     }
 
     /// A command running `psql` with the SQL on standard input (so values never appear in argv). The database
     /// goes as a quoted `dbname=` (psql reads a bare `-d` value holding `=` as a whole connection string).
     public func psql(database: String? = nil) -> ShellCommand {
-        "runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \("dbname=" + conninfoQuote(database ?? self.database)) -f -"
+        let path: ShellCommand = binaries.map { "PATH=\($0):$PATH " } ?? ""
+        return
+            "\(path)runuser -u postgres -- psql -XAtq -v ON_ERROR_STOP=1 -p \(port) -d \("dbname=" + conninfoQuote(database ?? self.database)) -f -"
     }
 
     /// A command running `sql` through ``psql(database:)``, the SQL one shell-quoted word for the `printf` builtin.
@@ -19,27 +25,34 @@ public struct PostgresConnection: Sendable, Hashable {
         "printf '%s\\n' \(sql) | \(psql(database: database))"
     }
 
-    /// A probe snippet: `sql` through psql, with a marker line when the server does not answer and another
-    /// when it is a standby. The SQL is one shell-quoted word for the `printf` builtin, whatever names it holds.
+    /// A probe snippet: `sql` through psql, after a line saying whether the server is a standby, in one session.
+    /// When that fails (the server down, the database not made yet), a second psql to the `postgres` database tells
+    /// a standby (always converged) from a server that does not answer. The SQL is one shell-quoted word for the
+    /// `printf` builtin, whatever names it holds.
     func probe(_ sql: String, database: String? = nil) -> String {
-        """
-        recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) || { echo '@@unreachable'; exit 0; }
-        if [ "$recovery" = t ]; then echo '@@standby'; exit 0; fi
-        \(run(sql, database: database)) || echo '@@unreachable'
-        """
+        let standby = "SELECT CASE WHEN pg_is_in_recovery() THEN '@@standby' ELSE '@@primary' END;"
+        return """
+            rows=$(\(run(standby + "\n" + sql, database: database))) && { printf '%s\\n' "$rows"; exit 0; }
+            recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) && [ "$recovery" = t ] \\
+                && echo '@@standby' || echo '@@unreachable'
+            """
     }
 
     /// The probe's rows split into fields, or nil on a standby: roles, databases and extensions are created on
     /// the primary and reach standbys through replication, so a standby is always converged.
     /// - Throws: when psql could not reach the server.
     func rows(_ output: ProbeOutput, on host: HostContext, database: String? = nil) throws -> [[String]]? {
-        if output.text.contains("@@unreachable") {
+        var text = Substring(output.text)
+        if text.hasPrefix("@@primary") {
+            text = text.dropFirst("@@primary\n".count)
+        } else if text.contains("@@unreachable") {
             throw ResourceError(
                 "PostgreSQL does not answer on port \(port) of \(host.name)\(database.map { ", or database \($0) is missing" } ?? "")"
             )
+        } else if text.hasPrefix("@@standby") {
+            return nil
         }
-        if output.text.hasPrefix("@@standby") { return nil }
-        return output.text.split(separator: "\n").map {
+        return text.split(separator: "\n").map {
             $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         }
     }

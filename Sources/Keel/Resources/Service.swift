@@ -27,10 +27,10 @@ public struct Service: Resource {
     public var probe: String {
         let unit = shellQuote(name)
         return """
-            systemctl show -p ActiveState -p NeedDaemonReload -p LoadState -- \(unit) 2>/dev/null | while IFS== read -r k v; do \
-            case $k in ActiveState) echo "active=$v";; NeedDaemonReload) echo "reload=$v";; LoadState) echo "load=$v";; esac; \
-            done; echo "enabled=$(systemctl is-enabled -- \(unit) 2>/dev/null)"; \
-            for d in /etc/systemd/system /lib/systemd/system; do [ -e "$d"/\(shellQuote(unitFile)) ] && echo unitfile=1; done
+            systemctl show -p Id -p ActiveState -p NeedDaemonReload -p LoadState -p UnitFileState -- \(unit) 2>/dev/null \
+            | while IFS== read -r k v; do case $k in Id) echo "id=$v";; ActiveState) echo "active=$v";; \
+            NeedDaemonReload) echo "reload=$v";; LoadState) echo "load=$v";; UnitFileState) echo "enabled=$v";; esac; \
+            done; for d in /etc/systemd/system /lib/systemd/system; do [ -e "$d"/\(shellQuote(unitFile)) ] && echo unitfile=1; done
             """
     }
 
@@ -50,8 +50,12 @@ public struct Service: Resource {
         }
         if let enabled {
             // A static or indirect unit starts only through another: enabled enough, and nothing to disable.
-            let isEnabled = ["enabled", "enabled-runtime"].contains(fields["enabled"] ?? "")
-            let cannotChange = ["alias", "static", "indirect"].contains(fields["enabled"] ?? "")
+            // Another name of a unit shows that unit's state: an alias, which cannot be enabled or disabled itself.
+            let id = fields["id"] ?? ""
+            let isAlias = !id.isEmpty && id != name && id != name + ".service"
+            let state = isAlias ? "alias" : fields["enabled"] ?? ""
+            let isEnabled = ["enabled", "enabled-runtime"].contains(state)
+            let cannotChange = ["alias", "static", "indirect"].contains(state)
             if enabled != isEnabled && !cannotChange {
                 changes.append(
                     Change(

@@ -11,7 +11,7 @@ struct HostPlayRun {
     let state: RunState
 
     private var host: String { context.name }
-    private var become: Become? { play.become ? (session.target.become ?? Become()) : nil }
+    private var become: Become? { play.become ? session.target.privileged : nil }
 
     /// Returns false when the host failed.
     func run() async -> Bool {
@@ -242,10 +242,14 @@ struct HostPlayRun {
         return true
     }
 
-    /// Runs the probes of `steps` in one remote invocation.
+    /// Runs the probes of `steps` in one remote invocation; a step that runs once, on another host, is not probed
+    /// (its output is empty).
     private func probe(_ steps: [Step]) async throws -> [ProbeOutput] {
         guard !steps.isEmpty else { return [] }
-        let batch = ProbeBatch(steps.map(\.resource.probe), inspecting: steps.map(\.resource.inspects))
+        let probed = steps.map { !$0.runOnce || isFirstHost }
+        let batch = ProbeBatch(
+            zip(steps, probed).map { $1 ? $0.resource.probe : "" },
+            inspecting: zip(steps, probed).map { $1 ? $0.resource.inspects : nil })
         // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
         let result = try await session.transport.run(
             "/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))

@@ -1,8 +1,8 @@
 /// Runs the probes of many resources as one remote script and splits its output back per resource.
 ///
-/// Each probe runs in its own subshell; after it, a marker line with a random nonce and its index ends its output,
-/// so one probe's output can never be mistaken for another's. The paths the probes want inspected are read first,
-/// all together (``PathInspection``), and their lines follow each probe's own output.
+/// Each probe runs in its own subshell (an empty one in none); after it, a marker line with a random nonce and its
+/// index ends its output, so one probe's output can never be mistaken for another's. The paths the probes want
+/// inspected are read first, all together (``PathInspection``), and their lines follow each probe's own output.
 struct ProbeBatch {
     let probes: [String]
     /// The path each probe wants inspected, if any, by probe index.
@@ -27,7 +27,8 @@ struct ProbeBatch {
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
         parts += probes.enumerated().map { index, probe in
-            "( \(probe)\n) </dev/null 2>/dev/null; printf '\\n@@keel-\(nonce) \(index)\\n'"
+            let marker = "printf '\\n@@keel-\(nonce) \(index)\\n'"
+            return probe.isEmpty ? marker : "( \(probe)\n) </dev/null 2>/dev/null; \(marker)"
         }
         return parts.joined(separator: "\n")
     }

@@ -27,7 +27,7 @@ public struct ClusterModel: Sendable {
     public var pgdg: PGDGRepository?
     public var postgresPort: Int
     /// psql on this host's local socket, as the postgres account.
-    public var postgres: PostgresConnection { PostgresConnection(port: postgresPort) }
+    public var postgres: PostgresConnection { PostgresConnection(port: postgresPort, binaries: binDirectory) }
     public var dataDirectory: String
     public var parameters: [Parameter]
     public var hbaRules: [HBARule]

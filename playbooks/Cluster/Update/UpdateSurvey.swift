@@ -22,7 +22,7 @@ public enum UpdateSurvey {
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { target, transport in
             let names = components.flatMap { $0.packages(on: target.name, model) }
-            let become = target.become ?? Become()
+            let become = target.privileged
             let journal = try await transport.run(JournalRecord.readAll, become: become, timeout: .seconds(10))
             let unfinished = UpdateJournal.leftUnfinished(journal.stdoutText)
             guard !names.isEmpty else { return (unfinished, "") }

@@ -34,7 +34,7 @@ public struct UpgradeSurvey: Sendable, Equatable {
         ) { target, transport in
             let result = try await transport.run(
                 probe(model, member: target.name, isLeader: target.name == leader),
-                become: target.become ?? Become(), timeout: .seconds(60))
+                become: target.privileged, timeout: .seconds(60))
             guard result.succeeded else {
                 throw FlowError(
                     "\(target.name) could not be read: \(result.stderrText.suffix(300))", hint: "nothing was changed")
