@@ -35,7 +35,7 @@ public struct Facts: Sendable, Equatable {
         ip -o -4 addr show 2>/dev/null | awk '{print "addr=" $2 " " $4}'
         [ -d /run/systemd/system ] && echo systemd=1
         for pm in apt-get dnf yum; do command -v $pm >/dev/null 2>&1 && { echo "pm=${pm%-get}"; break; }; done
-        for key in /etc/ssh/ssh_host_*_key.pub; do [ -r "$key" ] && echo "host_key=$(cut -d' ' -f1,2 "$key")"; done
+        for key in /etc/ssh/ssh_host_*_key.pub; do [ -r "$key" ] && read -r t k _ < "$key" && echo "host_key=$t $k"; done
         """
 
     /// The host's facts, read through `transport` in one round trip.
