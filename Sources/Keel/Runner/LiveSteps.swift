@@ -87,7 +87,7 @@ final class LiveSteps: Sendable {
                 // time it has run.
                 let head = "\(host) | running | "
                 let tail = " … \(Int((ContinuousClock.now - running.since).components.seconds)) s"
-                let room = max(16, width - head.count - tail.count)
+                let room = max(8, width - head.count - tail.count)
                 let printed = state.printed[host].map { Self.separator + $0 } ?? ""
                 let stepRoom = printed.isEmpty ? room : max(min(running.step.count, room / 2), room - printed.count)
                 var line = head + Self.cut(running.step, to: stepRoom) + tail
