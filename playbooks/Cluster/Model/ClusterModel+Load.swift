@@ -99,6 +99,7 @@ extension ClusterModel {
         // Before the certificates: the balancers' PgBouncers get one.
         model.pgbouncer = try PgBouncerSettings.read(reader, withTLS: try reader.bool(.tlsCertGenerate) ?? true)
         model.tls = try tls(reader, model: model, secrets: secrets)
+        model.monitoring = try MonitoringSettings.read(reader, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {
             throw InventoryError(

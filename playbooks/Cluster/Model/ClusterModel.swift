@@ -52,6 +52,8 @@ public struct ClusterModel: Sendable {
     public var pgbouncer: PgBouncerSettings?
     /// pgBackRest, when installed: its repository host and schedule.
     public var backups: Backups?
+    /// Prometheus exporters, when `keel_monitoring` is true.
+    public var monitoring: MonitoringSettings?
     /// The cluster's CA and host certificates, unless `tls_cert_generate` is false.
     public var tls: ClusterTLS?
     /// Whether etcd serves clients and peers over TLS and asks each for a certificate of the cluster's CA

@@ -9,4 +9,8 @@ public enum ClusterPorts {
     public static let patroniAPI = 8008
     /// HAProxy's listener on a balancer's loopback that the balancer's PgBouncer reaches the leader through.
     public static let pooledLeader = 5010
+    /// The exporters Prometheus scrapes (``MonitoringTarget``), at their packages' usual ports.
+    public static let nodeExporter = 9100
+    public static let postgresExporter = 9187
+    public static let pgbouncerExporter = 9127
 }

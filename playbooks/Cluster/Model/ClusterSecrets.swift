@@ -89,6 +89,10 @@ public final class ClusterSecrets: @unchecked Sendable {
     public static let vrrpPassword = "vrrp_auth_pass"
     /// The name in the file of the password of HAProxy's stats page.
     public static let haproxyStatsPassword = "haproxy_stats_password"
+    /// The name in the file of the password Prometheus gives the exporters.
+    public static let monitoringScrapePassword = "monitoring_scrape_password"
+    /// The name in the file of the PostgreSQL exporter's role's password.
+    public static let monitoringPostgresPassword = "monitoring_postgres_password"
 
     /// The names of the secrets this run generated, sorted: right for a new cluster, fatal for a running one.
     public var generated: [String] {

@@ -62,6 +62,8 @@ enum ClusterVariable: String, CaseIterable {
     case pgbouncerClientTLSMode = "pgbouncer_client_tls_sslmode"
     case upgradePatroni = "keel_upgrade_patroni"
     case dataCopyTimeout = "keel_data_copy_timeout"
+    /// Prometheus exporters on the cluster's hosts (``MonitoringSettings``).
+    case keelMonitoring = "keel_monitoring"
     /// A host's own flag: it joins the running cluster with `keel add-node` (postgresql_cluster's marker).
     case newNode = "new_node"
     /// A host's own flags (see ``HostFlags``): the server's name, a member's Patroni tags and the member it streams

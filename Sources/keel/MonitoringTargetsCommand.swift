@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Keel
+import Playbooks
+
+struct MonitoringTargetsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitoring-targets",
+        abstract:
+            "Print a Prometheus scrape_configs block for the cluster's exporters (keel_monitoring: true): every target with its cluster, host and role labels, and where your Prometheus keeps the CA certificate and the scrape password."
+    )
+
+    @OptionGroup var inventoryOptions: InventoryOptions
+    @OptionGroup var connection: ConnectionArguments
+
+    @Option(
+        help: "Where your Prometheus keeps the cluster's CA certificate (default: /etc/prometheus/keel/CLUSTER-ca.crt)."
+    )
+    var caFile: String?
+
+    @Option(help: "Where your Prometheus keeps the scrape password (default: /etc/prometheus/keel/CLUSTER.password).")
+    var passwordFile: String?
+
+    func run() async throws {
+        let (inventory, _) = try await connection.addingFacts(to: try inventoryOptions.load().0)
+        let model: ClusterModel
+        do {
+            model = try ClusterModel.load(
+                from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
+        } catch {
+            throw CLIError("\(error)")
+        }
+        guard model.monitoring != nil else {
+            throw CLIError(
+                "monitoring is off for this cluster: set keel_monitoring: true in the inventory and run keel deploy")
+        }
+        let files = "/etc/prometheus/keel/" + model.name
+        Terminal.write(
+            terminalSafe(
+                ScrapeConfigs.yaml(
+                    model, caFile: caFile ?? files + "-ca.crt", passwordFile: passwordFile ?? files + ".password"),
+                keepingNewlines: true))
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Keel
+import Testing
+
+@testable import Playbooks
+
+@Suite("Monitoring: the exporters' targets and the scrape block an operator pastes into Prometheus")
+struct MonitoringTargetsTests {
+    @Test("off by default: no targets, no block, no monitoring passwords made")
+    func off() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        #expect(model.monitoring == nil && model.monitoringTargets.isEmpty)
+        #expect(ScrapeConfigs.yaml(model, caFile: "ca.crt", passwordFile: "password").isEmpty)
+        let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
+        #expect(!secrets.contains("monitoring"))
+    }
+
+    @Test(
+        "keel_monitoring: a node exporter on every host; PostgreSQL, Patroni and PgBouncer on the members; HAProxy and PgBouncer on the balancers; each labelled"
+    )
+    func targets() throws {
+        let (model, directory) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars + "\nkeel_monitoring: true\n")
+        let seen = model.monitoringTargets.map { "\($0.exporter) \($0.endpoint) \($0.role)" }
+        #expect(
+            seen == [
+                "node 10.213.0.11:9100 database", "postgres 10.213.0.11:9187 database",
+                "patroni 10.213.0.11:8008 database", "pgbouncer 10.213.0.11:9127 database",
+                "node 10.213.0.12:9100 database", "postgres 10.213.0.12:9187 database",
+                "patroni 10.213.0.12:8008 database", "pgbouncer 10.213.0.12:9127 database",
+                "node 10.213.0.13:9100 database", "postgres 10.213.0.13:9187 database",
+                "patroni 10.213.0.13:8008 database", "pgbouncer 10.213.0.13:9127 database",
+                "node 10.213.0.14:9100 balancer", "haproxy 10.213.0.14:7000 balancer",
+                "pgbouncer 10.213.0.14:9127 balancer", "node 10.213.0.15:9100 balancer",
+                "haproxy 10.213.0.15:7000 balancer", "pgbouncer 10.213.0.15:9127 balancer",
+            ], "\(seen)")
+        // Both passwords are the secrets file's, kept for the next run.
+        let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
+        #expect(secrets.contains("monitoring_scrape_password:") && secrets.contains("monitoring_postgres_password:"))
+    }
+
+    @Test(
+        "the scrape block: one job per exporter, TLS with the cluster's CA where it serves it, the password file where it asks"
+    )
+    func scrapeBlock() throws {
+        let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\nkeel_monitoring: true\n")
+        let yaml = ScrapeConfigs.yaml(model, caFile: "/etc/prometheus/ca.crt", passwordFile: "/etc/prometheus/pw")
+        let jobs = yaml.split(separator: "\n").filter { $0.hasPrefix("  - job_name: ") }
+        #expect(
+            jobs == [
+                #"  - job_name: "pg-lab-node""#, #"  - job_name: "pg-lab-postgres""#,
+                #"  - job_name: "pg-lab-patroni""#, #"  - job_name: "pg-lab-pgbouncer""#,
+                #"  - job_name: "pg-lab-haproxy""#,
+            ])
+        let node = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst().first)
+        #expect(
+            node.contains(
+                "    scheme: https\n    tls_config:\n      ca_file: \"/etc/prometheus/ca.crt\"\n    basic_auth:\n"
+                    + "      username: \"prometheus\"\n      password_file: \"/etc/prometheus/pw\"\n"), "\(node)")
+        #expect(
+            node.contains(
+                "      - targets: [\"10.213.0.14:9100\"]\n        labels: {cluster: \"pg-lab\", host: \"10.213.0.14\", role: \"balancer\"}\n"
+            ), "\(node)")
+        let patroni = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst(3).first)
+        #expect(patroni.contains("scheme: https") && !patroni.contains("basic_auth"), "\(patroni)")
+        let pgbouncer = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst(4).first)
+        #expect(!pgbouncer.contains("scheme") && !pgbouncer.contains("basic_auth"), "\(pgbouncer)")
+        // It names where the password is kept, never the password.
+        let password = try #require(model.monitoring?.scrapePassword.reveal())
+        #expect(!yaml.contains(password))
+    }
+}
