@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-APT_PACKAGES := libssh2-1-dev libyaml-dev pkg-config openssh-server openssh-client sudo python3-pip
+APT_PACKAGES := libssh2-1-dev libcrypt-dev libyaml-dev pkg-config openssh-server openssh-client sudo python3-pip
 KEEL := .build/debug/keel
 
 .PHONY: demo test deps build lint format clean

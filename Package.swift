@@ -21,13 +21,15 @@ let package = Package(
             pkgConfig: "libssh2",
             providers: [.apt(["libssh2-1-dev"])]
         ),
+        // crypt(3) of libxcrypt, for the bcrypt hashes the exporters' web configuration and HAProxy check.
+        .systemLibrary(name: "CLibCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "KeelCore"),
         .target(name: "KeelSSH", dependencies: ["KeelCore", "CLibSSH2"]),
         .target(name: "Keel", dependencies: ["KeelCore", "KeelSSH", "Yams", "Stencil"]),
         .target(
             name: "Playbooks",
             dependencies: [
-                "Keel", .product(name: "X509", package: "swift-certificates"),
+                "Keel", "CLibCrypt", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "playbooks", exclude: ["Examples"]),

@@ -108,6 +108,14 @@ struct ClusterFlowOptions: ParsableArguments {
             if Flow.writesSecrets, !run.check, !recap.failedHosts.isEmpty, recap.totalChanged == 0 {
                 try secrets.discardGenerated()
             }
+            // The hosts changed: the Prometheus scraping them needs the new block.
+            if !run.check, recap.failedHosts.isEmpty, !recap.interrupted, model.monitoring != nil,
+                let removed = flow.targetsRemoved(model)
+            {
+                Terminal.write(
+                    "\nThe cluster's scrape targets now (keel monitoring-targets prints them again):\n"
+                        + terminalSafe(ScrapeConfigs.yaml(model, leaving: Set(removed)), keepingNewlines: true))
+            }
         }
     }
 

@@ -143,7 +143,7 @@ struct BalancerFlowTests {
                 "VIP handed over on 10.213.0.14", "keepalived configuration on 10.213.0.15,10.213.0.17",
                 "keepalived backups on 10.213.0.15,10.213.0.17", "keepalived VIP holder on 10.213.0.15,10.213.0.17",
                 "keepalived on 10.213.0.15,10.213.0.17", "haproxy stopped on 10.213.0.14",
-                "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13",
+                "patroni access on 10.213.0.11,10.213.0.12,10.213.0.13", "exporters removed on 10.213.0.14",
             ])
         let remaining = try ClusterModelTests().load(
             hosts: Self.withNewBalancer.replacingOccurrences(of: "[balancers]\n10.213.0.14\n", with: "[balancers]\n")

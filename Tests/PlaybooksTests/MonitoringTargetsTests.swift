@@ -30,13 +30,16 @@ struct MonitoringTargetsTests {
                 "patroni 10.213.0.12:8008 database", "pgbouncer 10.213.0.12:9127 database",
                 "node 10.213.0.13:9100 database", "postgres 10.213.0.13:9187 database",
                 "patroni 10.213.0.13:8008 database", "pgbouncer 10.213.0.13:9127 database",
-                "node 10.213.0.14:9100 balancer", "haproxy 10.213.0.14:7000 balancer",
+                "node 10.213.0.14:9100 balancer", "haproxy 10.213.0.14:8405 balancer",
                 "pgbouncer 10.213.0.14:9127 balancer", "node 10.213.0.15:9100 balancer",
-                "haproxy 10.213.0.15:7000 balancer", "pgbouncer 10.213.0.15:9127 balancer",
+                "haproxy 10.213.0.15:8405 balancer", "pgbouncer 10.213.0.15:9127 balancer",
+                "vip 10.213.0.100:8405 vip",
             ], "\(seen)")
-        // Both passwords are the secrets file's, kept for the next run.
+        // The passwords and the salt are the secrets file's, kept for the next run.
         let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
-        #expect(secrets.contains("monitoring_scrape_password:") && secrets.contains("monitoring_postgres_password:"))
+        #expect(
+            secrets.contains("monitoring_scrape_password:") && secrets.contains("monitoring_role_password:")
+                && secrets.contains("monitoring_scrape_salt:"))
     }
 
     @Test(
@@ -50,7 +53,7 @@ struct MonitoringTargetsTests {
             jobs == [
                 #"  - job_name: "pg-lab-node""#, #"  - job_name: "pg-lab-postgres""#,
                 #"  - job_name: "pg-lab-patroni""#, #"  - job_name: "pg-lab-pgbouncer""#,
-                #"  - job_name: "pg-lab-haproxy""#,
+                #"  - job_name: "pg-lab-haproxy""#, #"  - job_name: "pg-lab-vip""#,
             ])
         let node = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst().first)
         #expect(

@@ -70,14 +70,14 @@ struct RemoveClusterFlowTests {
         #expect(
             kept.playbook(model, patroniWheel: []).plays.map(\.name) == [
                 "balancers stopped", "patroni stopped", "backup timers stopped", "backups kept",
-                "cluster keys deleted from etcd", "files removed",
+                "cluster keys deleted from etcd", "exporters removed", "files removed",
             ])
         let all = RemoveClusterFlow(survey: survey(), deleteBackups: true, purgePackages: true)
         #expect(
             all.playbook(model, patroniWheel: []).plays.map(\.name) == [
                 "balancers stopped", "patroni stopped", "backup timers stopped", "backups deleted",
-                "cluster keys deleted from etcd", "etcd marked for removal", "etcd stopped", "files removed",
-                "packages purged",
+                "cluster keys deleted from etcd", "etcd marked for removal", "etcd stopped", "exporters removed",
+                "files removed", "packages purged",
             ])
         #expect(
             ClusterRemovalSurvey.paths(on: "10.213.0.11", model, removingEtcd: false, deletingBackups: false)

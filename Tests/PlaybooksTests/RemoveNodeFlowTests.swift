@@ -69,7 +69,7 @@ struct RemoveNodeFlowTests {
                 "removal guard on 10.213.0.11", "haproxy on 10.213.0.14,10.213.0.15", "patroni stopped on 10.213.0.13",
                 "members forgotten on 10.213.0.11,10.213.0.12", "member slots dropped on 10.213.0.11,10.213.0.12",
                 "patroni access on 10.213.0.11,10.213.0.12", "etcd members leaving on 10.213.0.11",
-                "etcd stopped on 10.213.0.13", "data removed on 10.213.0.13",
+                "etcd stopped on 10.213.0.13", "data removed on 10.213.0.13", "exporters removed on 10.213.0.13",
             ])
     }
 

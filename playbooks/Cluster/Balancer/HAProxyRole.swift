@@ -19,8 +19,10 @@ struct HAProxyRole: Role {
     static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: "\(reloadScript)")
 
     static let configuration = "/etc/haproxy/haproxy.cfg"
+    /// The balancer's certificate and key in one file, as HAProxy's metrics listener serves TLS with them.
+    static let metricsCertificate = "/etc/haproxy/keel-metrics.pem"
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
-    static let footprint = [configuration, authorityFile, reloadScript, stateFile]
+    static let footprint = [configuration, authorityFile, reloadScript, stateFile, metricsCertificate]
 
     /// The listener the balancer's own PgBouncer reaches the leader through (``ClusterPorts/pooledLeader``).
     static let pooledLeader = "pooled_leader"
@@ -38,11 +40,24 @@ struct HAProxyRole: Role {
         if let tls = model.tls {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
+        if model.monitoring != nil, let issued = model.tls?.hosts[host] {
+            File(
+                Self.metricsCertificate, contents: .secret(Secret(issued.certificate + issued.key.reveal())),
+                mode: 0o600
+            )
+            .onChange(Self.reload)
+        } else {
+            File.absent(Self.metricsCertificate).onChange(Self.reload)
+        }
         Template(
             "cluster/haproxy/haproxy.cfg", to: Self.configuration, mode: 0o600,
             values: values.merging([
                 "stats_user": .string(Self.statsUser),
                 "stats_password": .string(haproxy.statsPassword.reveal()),
+                "metrics": .bool(model.monitoring != nil), "metrics_port": .int(ClusterPorts.haproxyMetrics),
+                "metrics_tls": .string(model.tls?.hosts[host] == nil ? "" : " ssl crt \(Self.metricsCertificate)"),
+                "scrape_user": .string(model.monitoring?.scrapeUser ?? ""),
+                "scrape_hash": .string(model.monitoring?.scrapeHash.reveal() ?? ""),
             ]) { $1 }, isSecret: true
         ).onChange(Self.reload)
         Service("haproxy", state: .started, enabled: true)

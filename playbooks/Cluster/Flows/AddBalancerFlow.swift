@@ -50,6 +50,8 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
 
     public func plan(_ model: ClusterModel) -> String? { nil }
 
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { [] }
+
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let new = newHosts(model)
         return Playbook(Self.name, summary: Self.summary, become: true) {
@@ -63,6 +65,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
             BalancerPlays.haproxy(model, on: new)
             if !model.replicaHosts.isEmpty { BalancerPlays.routingToReplicas(model, on: new) }
             BalancerPlays.keepalived(model)
+            if model.monitoring != nil { MonitoringPlays.exporters(model, on: new) }
         }
         .stoppingAtFirstFailure()
     }

@@ -57,6 +57,8 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
 
     public func plan(_ model: ClusterModel) -> String? { nil }
 
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { [] }
+
     public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
         let new = newHosts(model)
         let newMembers = model.databaseHosts.filter(new.contains)
@@ -76,6 +78,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
             PatroniPlays.joining(model, on: newMembers)
             PgBouncerPlays.poolers(model, on: newMembers)
             BalancerPlays.haproxy(model)
+            if model.monitoring != nil { MonitoringPlays.exporters(model, on: new) }
         }
         .stoppingAtFirstFailure()
     }

@@ -24,12 +24,16 @@ public protocol ClusterFlow {
     var confirmations: [FlowConfirmation] { get }
     /// The playbook for `model`; `patroniWheel` is empty unless ``needsPatroniWheel``.
     func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook
+    /// For a flow that adds or removes hosts, the hosts whose exporters' targets it takes away (none when it adds):
+    /// with `keel_monitoring`, the scrape block is printed after the run. Nil (the default) leaves them as they were.
+    func targetsRemoved(_ model: ClusterModel) -> [String]?
 }
 
 extension ClusterFlow {
     public func check(_ model: ClusterModel) throws(FlowError) {}
     public var confirmations: [FlowConfirmation] { [] }
     public static var acceptsSelection: Bool { false }
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { nil }
 }
 
 /// Refuses a host named twice (or an empty name) on `flow`'s command line: a typo, most likely, for another host.

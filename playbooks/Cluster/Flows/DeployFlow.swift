@@ -32,6 +32,7 @@ public struct DeployFlow: ClusterFlow {
             PatroniPlays.inService(model)
             PgBackRestPlays.firstBackup(model)
             BalancerPlays.balancers(model)
+            MonitoringPlays.exporters(model)
         }
     }
 }

@@ -43,6 +43,8 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
     /// What the run will do, for the operator to confirm.
     public var confirmations: [FlowConfirmation] { [.hostNames(hosts)] }
 
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { hosts }
+
     public func plan(_ model: ClusterModel) -> String? {
         let others = remaining(model).balancerHosts.joined(separator: ", ")
         var lines = ["remove-balancer will, on cluster \(model.name):"]
@@ -65,6 +67,7 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
             BalancerPlays.haproxyStopped(model, leaving: hosts)
             // Their PgBouncers' pg_hba lines go.
             if !model.balancerPoolers.isEmpty { PatroniPlays.access(remaining, on: model.databaseHosts) }
+            MonitoringPlays.retired(model, on: hosts)
         }
         .stoppingAtFirstFailure()
     }

@@ -45,6 +45,8 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
     /// What the run will do, for the operator to confirm.
     public var confirmations: [FlowConfirmation] { [.clusterName] + (deleteBackups ? [.stanzaName] : []) }
 
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { model.allHosts }
+
     public func plan(_ model: ClusterModel) -> String? {
         var lines = ["remove-cluster will, on cluster \(model.name):"]
         for host in model.allHosts {
@@ -92,6 +94,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
                     : "  backups: KEPT, stanza \(backups.stanza) \(place): \(count)\(wal); their timers stop "
                         + "(--delete-backups deletes them)")
         }
+        if model.monitoring != nil { lines.append("  exporters: stopped and purged on every host") }
         if !purgePackages { lines.append("  packages stay installed (--purge-packages removes them)") }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -103,6 +106,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
             PgBackRestPlays.retired(model, deletingBackups: deleteBackups)
             PatroniPlays.keysDeleted(model)
             if removeEtcd { EtcdPlays.retired(model) }
+            MonitoringPlays.retired(model, on: model.allHosts)
             HostPlays.filesRemoved(model) { host in
                 ClusterRemovalSurvey.paths(on: host, model, removingEtcd: removeEtcd, deletingBackups: deleteBackups)
                     + (deleteBackups ? model.backups.map(PgBackRestTimers.footprint) ?? [] : [])

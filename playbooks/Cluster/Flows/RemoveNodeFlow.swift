@@ -53,6 +53,8 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
     /// What the run will do, for the operator to confirm.
     public var confirmations: [FlowConfirmation] { [.hostNames(hosts)] }
 
+    public func targetsRemoved(_ model: ClusterModel) -> [String]? { hosts }
+
     public func plan(_ model: ClusterModel) -> String? {
         let remaining = model.without(hosts)
         var lines = ["remove-node will, on cluster \(model.name):"]
@@ -98,6 +100,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
             EtcdPlays.left(model, leaving: leavingEtcd)
             PgBackRestPlays.setup(remaining)
             if wipeData { PostgreSQLPlays.dataRemoved(model, on: leavingMembers) }
+            MonitoringPlays.retired(model, on: hosts)
         }
         .stoppingAtFirstFailure()
     }

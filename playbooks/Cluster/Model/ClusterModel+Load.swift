@@ -98,8 +98,9 @@ extension ClusterModel {
         model.limits = try FlowLimits.read(reader)
         // Before the certificates: the balancers' PgBouncers get one.
         model.pgbouncer = try PgBouncerSettings.read(reader, withTLS: try reader.bool(.tlsCertGenerate) ?? true)
-        model.tls = try tls(reader, model: model, secrets: secrets)
+        // Before the certificates: with monitoring, every host serves metrics over TLS.
         model.monitoring = try MonitoringSettings.read(reader, secrets: secrets)
+        model.tls = try tls(reader, model: model, secrets: secrets)
         model.etcdTLS = try reader.bool(.etcdTLS) ?? (model.tls != nil)
         if model.etcdTLS, model.tls == nil {
             throw InventoryError(

@@ -21,17 +21,22 @@ extension ClusterModel {
             routerID: try reader.int(.keepalivedRouterID, in: 1...255) ?? max(lastByte, 1))
     }
 
-    /// The cluster's CA and the certificates of database, etcd and balancer-PgBouncer hosts when `tls_cert_generate`
-    /// is true (the default): each valid for the host's address and, where clients may reach it through the VIP,
-    /// the VIP when there is one.
+    /// The cluster's CA and the certificates of database, etcd and balancer-PgBouncer hosts (of every host, with
+    /// monitoring) when `tls_cert_generate` is true (the default): each valid for the host's address and, where
+    /// clients may reach it through the VIP, the VIP when there is one.
     static func tls(_ reader: VariableReader, model: ClusterModel, secrets: ClusterSecrets)
         throws(InventoryError) -> ClusterTLS?
     {
         guard try reader.bool(.tlsCertGenerate) ?? true else { return nil }
         let days = try reader.int(.tlsCertValidDays, in: 31...36500) ?? 3650
         var hosts = Dictionary(uniqueKeysWithValues: model.etcdHosts.map { ($0, [model.address(of: $0)]) })
-        for host in model.databaseHosts + model.balancerPoolers {
+        // With monitoring, every balancer too: Prometheus may reach HAProxy's metrics through the VIP.
+        let balancers = model.monitoring == nil ? model.balancerPoolers : model.balancerHosts
+        for host in model.databaseHosts + balancers {
             hosts[host] = [model.address(of: host)] + (model.vip.map { [$0.address] } ?? [])
+        }
+        for host in model.allHosts where model.monitoring != nil && hosts[host] == nil {
+            hosts[host] = [model.address(of: host)]
         }
         do {
             return try ClusterTLS.load(cluster: model.name, hosts: hosts, validDays: days, secrets: secrets)

@@ -91,8 +91,10 @@ public final class ClusterSecrets: @unchecked Sendable {
     public static let haproxyStatsPassword = "haproxy_stats_password"
     /// The name in the file of the password Prometheus gives the exporters.
     public static let monitoringScrapePassword = "monitoring_scrape_password"
-    /// The name in the file of the PostgreSQL exporter's role's password.
-    public static let monitoringPostgresPassword = "monitoring_postgres_password"
+    /// The name in the file of the secret the scrape password's bcrypt hash is salted with.
+    public static let monitoringScrapeSalt = "monitoring_scrape_salt"
+    /// The name in the file of the password of the exporters' PostgreSQL and PgBouncer role.
+    public static let monitoringRolePassword = "monitoring_role_password"
 
     /// The names of the secrets this run generated, sorted: right for a new cluster, fatal for a running one.
     public var generated: [String] {

@@ -7,15 +7,21 @@ public struct MonitoringSettings: Sendable {
     /// The account Prometheus gives (HTTP basic auth) to the exporters that check one.
     public var scrapeUser = "prometheus"
     public var scrapePassword: Secret
-    /// The PostgreSQL role the PostgreSQL exporter logs in as over the local socket: `pg_monitor`, nothing more.
-    public var postgresRole = "keel_monitoring"
-    public var postgresPassword: Secret
+    /// `scrapePassword`'s bcrypt hash, as the exporters and HAProxy check it (the same on every run).
+    public var scrapeHash: Secret
+    /// The PostgreSQL and PgBouncer role the exporters log in as: `pg_monitor` and PgBouncer's `stats_users`,
+    /// nothing more.
+    public var role = "keel_monitoring"
+    public var rolePassword: Secret
 
     /// The settings, or nil when monitoring is off; passwords from the secrets file (generated on first use).
     static func read(_ reader: VariableReader, secrets: ClusterSecrets) throws(InventoryError) -> MonitoringSettings? {
         guard try reader.bool(.keelMonitoring) ?? false else { return nil }
+        let scrapePassword = secrets.password(for: ClusterSecrets.monitoringScrapePassword)
         return MonitoringSettings(
-            scrapePassword: secrets.password(for: ClusterSecrets.monitoringScrapePassword),
-            postgresPassword: secrets.password(for: ClusterSecrets.monitoringPostgresPassword))
+            scrapePassword: scrapePassword,
+            scrapeHash: Secret(
+                Bcrypt.hash(scrapePassword, saltSecret: secrets.password(for: ClusterSecrets.monitoringScrapeSalt))),
+            rolePassword: secrets.password(for: ClusterSecrets.monitoringRolePassword))
     }
 }

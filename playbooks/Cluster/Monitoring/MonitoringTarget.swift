@@ -4,16 +4,17 @@ import Keel
 public struct MonitoringTarget: Sendable, Equatable {
     /// What serves the metrics, where, and how a scraper proves who it is.
     public enum Exporter: String, Sendable, CaseIterable {
-        case node, postgres, patroni, pgbouncer, haproxy
+        /// `vip`: HAProxy's metrics at the VIP, from whichever balancer holds it; down when no balancer does.
+        case node, postgres, patroni, pgbouncer, haproxy, vip
 
-        /// The port it listens on (HAProxy's: its stats page's, `haproxy_listen_port.stats`).
-        func port(_ model: ClusterModel) -> Int {
+        /// The port it listens on.
+        var port: Int {
             switch self {
             case .node: ClusterPorts.nodeExporter
             case .postgres: ClusterPorts.postgresExporter
             case .patroni: ClusterPorts.patroniAPI
             case .pgbouncer: ClusterPorts.pgbouncerExporter
-            case .haproxy: model.haproxy?.ports.stats ?? 0
+            case .haproxy, .vip: ClusterPorts.haproxyMetrics
             }
         }
 
@@ -30,7 +31,7 @@ public struct MonitoringTarget: Sendable, Equatable {
     public var host: String
     /// `address:port`.
     public var endpoint: String
-    /// The part the host plays for this exporter: `database`, `balancer` or `etcd`.
+    /// The part the host plays for this exporter: `database`, `balancer`, `etcd`, or `vip` for the VIP's.
     public var role: String
 }
 
@@ -42,7 +43,7 @@ extension ClusterModel {
         func add(_ exporter: MonitoringTarget.Exporter, on host: String, as role: String) {
             targets.append(
                 MonitoringTarget(
-                    exporter: exporter, host: host, endpoint: "\(address(of: host)):\(exporter.port(self))",
+                    exporter: exporter, host: host, endpoint: "\(address(of: host)):\(exporter.port)",
                     role: role))
         }
         for host in allHosts {
@@ -58,6 +59,12 @@ extension ClusterModel {
                 add(.haproxy, on: host, as: "balancer")
                 if balancerPoolers.contains(host) { add(.pgbouncer, on: host, as: "balancer") }
             }
+        }
+        if haproxy != nil, let vip, vip.placement == .balancers {
+            targets.append(
+                MonitoringTarget(
+                    exporter: .vip, host: vip.address, endpoint: "\(vip.address):\(ClusterPorts.haproxyMetrics)",
+                    role: "vip"))
         }
         return targets
     }

@@ -32,7 +32,9 @@ extension ClusterModel {
     var memberHBA: [String] {
         let replication = "\"\(logins.replication.name)\""
         let memberType = tls == nil ? "host" : "hostssl"
-        var lines = [
+        // The exporters' role logs in over the socket with its password (the exporter runs as prometheus).
+        var lines = monitoring.map { ["local all \"\($0.role)\" scram-sha-256"] } ?? []
+        lines += [
             "local all all peer", "host all all 127.0.0.1/32 scram-sha-256",
             "host replication \(replication) 127.0.0.1/32 scram-sha-256",
         ]

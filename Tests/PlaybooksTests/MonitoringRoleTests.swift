@@ -1,0 +1,164 @@
+import Foundation
+import Keel
+import Testing
+import Yams
+
+@testable import Playbooks
+
+@Suite("Monitoring: the exporters each host runs, who may read them, and the alerts on them")
+struct MonitoringRoleTests {
+    static let on = ClusterModelTests.vars + "\nkeel_monitoring: true\n"
+
+    @Test("bcrypt: crypt(3)'s known answer; the same password and salt secret give the same hash, which verifies")
+    func bcrypt() {
+        // Openwall's test vector for $2a$.
+        #expect(
+            Bcrypt.hash("U*U", setting: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.")
+                == "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
+        let hash = Bcrypt.hash(Secret("scrape-me"), saltSecret: Secret("salt-1"))
+        #expect(hash.hasPrefix("$2b$10$") && hash.count == 60, "\(hash)")
+        #expect(Bcrypt.hash(Secret("scrape-me"), saltSecret: Secret("salt-1")) == hash)
+        #expect(Bcrypt.hash(Secret("scrape-me"), saltSecret: Secret("salt-2")) != hash)
+        #expect(Bcrypt.hash("scrape-me", setting: hash) == hash)
+        #expect(Bcrypt.hash("scrape-mE", setting: hash) != hash)
+        #expect(
+            Bcrypt.encode([0xff, 0x00, 0x10]) == "9u.O" && Bcrypt.encode(Array(repeating: 0, count: 16)).count == 22)
+    }
+
+    @Test(
+        "a member: node and PostgreSQL exporters on its address, TLS and the scrape password in their web configuration, the role's password 0600; PgBouncer's exporter on the address alone"
+    )
+    func member() throws {
+        let (model, directory) = try ClusterModelTests().load(vars: Self.on)
+        let settings = try #require(model.monitoring)
+        let host = try ClusterModelTests.host("10.213.0.12", directory)
+        let steps = MonitoringRole(host: host, model: model, settings: settings).steps
+        let packages = steps.compactMap { $0.resource as? Package }.flatMap(\.names)
+        #expect(
+            packages == ["prometheus-node-exporter", "prometheus-postgres-exporter", "prometheus-pgbouncer-exporter"])
+        let web = try ClusterModelTests.rendered(steps, MonitoringRole.webConfiguration, on: host)
+        #expect(
+            web.contains("tls_server_config:\n  cert_file: \"/etc/prometheus/keel/tls/server.crt\"\n")
+                && web.contains("basic_auth_users:\n  \"prometheus\": \"\(settings.scrapeHash.reveal())\"\n"), "\(web)")
+        let template = try #require(steps.compactMap { $0.resource as? Template }.first)
+        #expect(template.isSecret && template.mode == 0o600 && template.owner == "prometheus")
+        let files = Dictionary(
+            uniqueKeysWithValues: steps.compactMap { $0.resource as? File }.map { ($0.path, $0) })
+        let node = try #require(files["/etc/default/prometheus-node-exporter"])
+        guard case .text(let arguments) = node.contents else { throw CancellationError() }
+        #expect(
+            arguments.contains("--web.listen-address=10.213.0.12:9100 --web.config.file=/etc/prometheus/keel/web.yml"),
+            "\(arguments)")
+        let postgres = try #require(files["/etc/default/prometheus-postgres-exporter"])
+        guard case .secret(let source) = postgres.contents else { throw CancellationError() }
+        #expect(postgres.mode == 0o600 && postgres.owner == "root")
+        #expect(
+            source.reveal().contains(
+                "DATA_SOURCE_NAME=\"host=/var/run/postgresql port=5432 dbname=postgres sslmode=disable user='keel_monitoring' password='\(settings.rolePassword.reveal())'\""
+            ), "\(source.reveal())")
+        let pgbouncer = try #require(files["/etc/prometheus-pgbouncer-exporter.conf"])
+        guard case .text(let configuration) = pgbouncer.contents else { throw CancellationError() }
+        #expect(
+            configuration.contains(
+                "host = 10.213.0.12\nport = 9127\npgbouncer-port = 6432\npgbouncer-user = keel_monitoring\n"))
+        let passfile = try #require(files[MonitoringRole.pgbouncerPassfile])
+        #expect(passfile.mode == 0o600 && passfile.owner == "postgres")
+        guard case .secret = passfile.contents else { throw CancellationError() }
+        let services = steps.compactMap { $0.resource as? Service }.map(\.name)
+        #expect(services == packages)
+
+        // What the exporters log in with: pg_hba lets the role in over the socket with its password, before peer.
+        #expect(
+            Array(model.memberHBA.prefix(2)) == ["local all \"keel_monitoring\" scram-sha-256", "local all all peer"])
+        let objects = DatabaseObjectsRole(model: model).steps
+        #expect(objects.contains { ($0.resource as? PostgresRole)?.name == "keel_monitoring" })
+        #expect(objects.contains { $0.resource.description == "pg_monitor granted to keel_monitoring" })
+        let pgbouncerINI = try ClusterModelTests.rendered(
+            PgBouncerRole(host: host, model: model, settings: try #require(model.pgbouncer)).steps,
+            "/etc/pgbouncer/pgbouncer.ini", on: host)
+        #expect(pgbouncerINI.contains("stats_users = keel_monitoring\n"), "\(pgbouncerINI)")
+    }
+
+    @Test(
+        "a balancer: the node exporter, and HAProxy's /metrics on every address over TLS for the scrape account; nothing of it without keel_monitoring"
+    )
+    func balancer() throws {
+        let (model, directory) = try ClusterModelTests().load(vars: Self.on)
+        let host = try ClusterModelTests.host("10.213.0.14", directory)
+        let steps = MonitoringRole(host: host, model: model, settings: try #require(model.monitoring)).steps
+        #expect(
+            steps.compactMap { $0.resource as? Package }.flatMap(\.names)
+                == ["prometheus-node-exporter", "prometheus-pgbouncer-exporter"])
+        let haproxySteps = HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: host.name).steps
+        let haproxy = try ClusterModelTests.rendered(haproxySteps, HAProxyRole.configuration, on: host)
+        #expect(
+            haproxy.contains(
+                "userlist keel_scrapers\n    user prometheus password \(try #require(model.monitoring).scrapeHash.reveal())\n"
+            ),
+            "\(haproxy)")
+        #expect(
+            haproxy.contains(
+                "frontend prometheus\n    mode http\n    bind *:8405 ssl crt /etc/haproxy/keel-metrics.pem\n"
+                    + "    http-request auth realm metrics unless { http_auth(keel_scrapers) }\n"
+                    + "    http-request use-service prometheus-exporter if { path /metrics }\n"), "\(haproxy)")
+        let pem = try #require(
+            haproxySteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.metricsCertificate })
+        #expect(pem.mode == 0o600)
+        guard case .secret = pem.contents else { throw CancellationError() }
+        // The balancer's certificate names the VIP too: Prometheus reaches its HAProxy there.
+        #expect(model.tls?.hosts["10.213.0.14"] != nil)
+
+        // Off: HAProxy's, PgBouncer's and Patroni's files are what they were before monitoring existed.
+        let (plain, plainDirectory) = try ClusterModelTests().load()
+        let plainHost = try ClusterModelTests.host("10.213.0.14", plainDirectory)
+        let plainSteps = HAProxyRole(model: plain, haproxy: try #require(plain.haproxy), host: plainHost.name).steps
+        let plainConfig = try ClusterModelTests.rendered(plainSteps, HAProxyRole.configuration, on: plainHost)
+        #expect(!plainConfig.contains("prometheus") && !plainConfig.contains("8405"))
+        #expect(
+            plainSteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.metricsCertificate }?
+                .contents == nil)
+        #expect(plain.memberHBA.first == "local all all peer")
+    }
+
+    @Test(
+        "off: every host's exporters that Keel installed are stopped and purged with Keel's files; where it installed none, nothing runs"
+    )
+    func off() throws {
+        let (model, _) = try ClusterModelTests().load()
+        let play = try #require(DeployFlow().playbook(model, patroniWheel: []).plays.last)
+        #expect(play.name == "monitoring" && play.tags == ["monitoring"])
+        let command = MonitoringPlays.removed
+        #expect(command.unless?.text == "[ ! -e /etc/prometheus/keel ]")
+        #expect(
+            command.command.text.contains(
+                "apt-get purge -y -q -o DPkg::Lock::Timeout=300 prometheus-node-exporter prometheus-postgres-exporter prometheus-pgbouncer-exporter"
+            ) && command.command.text.contains("rm -rf /etc/prometheus/keel "), "\(command.command.text)")
+    }
+
+    @Test(
+        "the alert rules: valid YAML naming the cluster's own jobs and limits, a member down, no leader, lag, backups, archiving, the VIP, the disk"
+    )
+    func alertRules() throws {
+        let (model, _) = try ClusterModelTests().load(vars: Self.on + "pgbackrest_install: true\n")
+        let yaml = AlertRules.yaml(model)
+        let parsed = try #require(try Yams.load(yaml: yaml) as? [String: Any])
+        let groups = try #require(parsed["groups"] as? [[String: Any]])
+        let rules = try #require(groups.first?["rules"] as? [[String: Any]])
+        let names = rules.compactMap { $0["alert"] as? String }
+        #expect(
+            names == [
+                "KeelMemberDown", "KeelNoLeader", "KeelReplicaLag", "KeelArchivingFailing", "KeelDiskNearlyFull",
+                "KeelBackupFailed", "KeelBackupTooOld", "KeelVIPMissing",
+            ], "\(names)")
+        let expressions = Dictionary(
+            uniqueKeysWithValues: rules.map { ($0["alert"] as? String ?? "", $0["expr"] as? String ?? "") })
+        #expect(expressions["KeelReplicaLag"]?.contains("> 1048576)") == true)
+        #expect(
+            expressions["KeelMemberDown"]?.hasPrefix("up{cluster=\"pg-lab\", job=~\"pg-lab-(patroni|postgres)\"} == 0")
+                == true)
+        #expect(expressions["KeelVIPMissing"] == "up{job=\"pg-lab-vip\"} == 0")
+        #expect(expressions["KeelBackupTooOld"]?.hasSuffix("> 93600") == true, "a day and two hours with daily diffs")
+        let plain = try ClusterModelTests().load()
+        #expect(AlertRules.yaml(plain.0).isEmpty)
+    }
+}

@@ -1,0 +1,120 @@
+import Keel
+
+/// The Prometheus exporters on one host, as ``MonitoringSettings`` has them: the node exporter everywhere, the
+/// PostgreSQL exporter on a member, the PgBouncer exporter where PgBouncer runs. Each listens on the host's own
+/// address; the node and PostgreSQL exporters serve TLS with the host's certificate (when the cluster has a CA)
+/// and ask for the scrape account's password (the exporters' `--web.config.file`); PgBouncer's exporter can do
+/// neither (plain HTTP, no password).
+struct MonitoringRole: Role {
+    let host: HostContext
+    let model: ClusterModel
+    let settings: MonitoringSettings
+
+    /// What Keel writes for the exporters besides the packages' own files; its presence marks the exporters as
+    /// Keel's, to remove when monitoring is turned off.
+    static let directory = "/etc/prometheus/keel"
+    static let webConfiguration = directory + "/web.yml"
+    static let nodeExporter = "prometheus-node-exporter"
+    static let postgresExporter = "prometheus-postgres-exporter"
+    static let pgbouncerExporter = "prometheus-pgbouncer-exporter"
+    /// Where PgBouncer's exporter (running as postgres) finds its role's password.
+    static let pgbouncerPassfile = "/etc/pgbouncer/keel-exporter.pgpass"
+    static let pgbouncerDropIn = "/etc/systemd/system/\(pgbouncerExporter).service.d/keel.conf"
+    /// Everything Keel writes, which turning monitoring off (or removing the cluster) deletes.
+    static let footprint = [directory, pgbouncerPassfile, pgbouncerDropIn]
+
+    private var member: Bool { model.databaseHosts.contains(host.name) }
+    private var pooler: Bool { model.pgbouncer != nil && model.poolerHosts.contains(host.name) }
+    private var address: String { model.address(of: host.name) }
+
+    /// The exporters' packages on this host.
+    var packages: [String] {
+        [Self.nodeExporter] + (member ? [Self.postgresExporter] : []) + (pooler ? [Self.pgbouncerExporter] : [])
+    }
+
+    var steps: [Step] {
+        let restarts = [Handler.restart(Self.nodeExporter)] + (member ? [.restart(Self.postgresExporter)] : [])
+        Package(packages)
+        Directory(Self.directory, mode: 0o750, owner: "root", group: "prometheus")
+        if let tls = model.tls, let issued = tls.hosts[host.name] {
+            TLSFilesRole(files: .exporters, authority: tls.authority, issued: issued, handlers: restarts).steps
+        }
+        Template(
+            "cluster/monitoring/web.yml", to: Self.webConfiguration, mode: 0o600, owner: "prometheus",
+            group: "prometheus",
+            values: [
+                "cluster": .string(model.name), "tls": .bool(model.tls != nil),
+                "certificate": .string(TLSFiles.exporters.certificate), "key": .string(TLSFiles.exporters.key),
+                "user": .string(settings.scrapeUser), "hash": .string(settings.scrapeHash.reveal()),
+            ], isSecret: true
+        ).onChange(restarts)
+        File("/etc/default/\(Self.nodeExporter)", content: arguments(ClusterPorts.nodeExporter, node: true))
+            .onChange(.restart(Self.nodeExporter))
+        Service(Self.nodeExporter, state: .started, enabled: true)
+        if member {
+            File(
+                "/etc/default/\(Self.postgresExporter)",
+                contents: .secret(
+                    Secret(
+                        "# Managed by Keel: the PostgreSQL exporter of \(host.name), over the local socket.\n"
+                            + "DATA_SOURCE_NAME=\(environmentFileQuote(dataSource))\n"
+                            + arguments(ClusterPorts.postgresExporter, node: false))),
+                mode: 0o600
+            ).onChange(.restart(Self.postgresExporter))
+            Service(Self.postgresExporter, state: .started, enabled: true)
+        }
+        if pooler, let pgbouncer = model.pgbouncer {
+            File(
+                Self.pgbouncerPassfile,
+                contents: .secret(
+                    Secret("*:*:pgbouncer:\(settings.role):\(passfileField(settings.rolePassword.reveal()))\n")),
+                mode: 0o600,
+                owner: "postgres", group: "postgres")
+            File(
+                Self.pgbouncerDropIn,
+                content: "# Managed by Keel: the exporter's PgBouncer password.\n[Service]\n"
+                    + "Environment=PGPASSFILE=\(Self.pgbouncerPassfile)\n"
+            ).onChange(.restart(Self.pgbouncerExporter))
+            File(
+                "/etc/\(Self.pgbouncerExporter).conf",
+                content: """
+                    # Managed by Keel: PgBouncer's exporter on \(host.name), on its own address only (it checks no
+                    # password and serves no TLS).
+                    host = \(address)
+                    port = \(ClusterPorts.pgbouncerExporter)
+                    pgbouncer-port = \(pgbouncer.port)
+                    pgbouncer-user = \(settings.role)
+
+                    """
+            ).onChange(.restart(Self.pgbouncerExporter))
+            Service(Self.pgbouncerExporter, state: .started, enabled: true)
+        }
+    }
+
+    /// A field of a libpq password file: `\\` and `:` escaped.
+    private func passfileField(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
+    }
+
+    /// The PostgreSQL exporter's connection: the member's socket, the monitoring role's password.
+    private var dataSource: String {
+        [
+            "host=/var/run/postgresql", "port=\(model.postgresPort)", "dbname=postgres", "sslmode=disable",
+            "user=\(conninfoQuote(settings.role))", "password=\(conninfoQuote(settings.rolePassword.reveal()))",
+        ].joined(separator: " ")
+    }
+
+    /// The `ARGS` line of an exporter's `/etc/default` file: its address, its web configuration and, for the node
+    /// exporter, the state of the cluster's units (backups' timers and services included).
+    private func arguments(_ port: Int, node: Bool) -> String {
+        var flags = ["--web.listen-address=\(address):\(port)", "--web.config.file=\(Self.webConfiguration)"]
+        if node {
+            flags += [
+                "--collector.systemd",
+                "--collector.systemd.unit-include=(etcd|patroni|haproxy|keepalived|pgbouncer|pgbackrest-.*)[.](service|timer)",
+            ]
+        }
+        let header = node ? "# Managed by Keel: the node exporter of \(host.name).\n" : ""
+        return header + "ARGS=\(environmentFileQuote(flags.joined(separator: " ")))\n"
+    }
+}
