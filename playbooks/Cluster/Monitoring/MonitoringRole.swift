@@ -82,6 +82,7 @@ struct MonitoringRole: Role {
                     # password and serves no TLS).
                     host = \(address)
                     port = \(ClusterPorts.pgbouncerExporter)
+                    pgbouncer-host = 127.0.0.1
                     pgbouncer-port = \(pgbouncer.port)
                     pgbouncer-user = \(settings.role)
 

@@ -1,0 +1,154 @@
+import Foundation
+import KeelTestSupport
+import Testing
+
+/// The cluster's exporters as an operator's Prometheus sees them: Debian's Prometheus on this machine, loaded with
+/// the scrape block and the alert rules `keel monitoring-targets` prints.
+extension LabTests {
+    /// Debian's Prometheus, unpacked by the lab, scraping with `configuration` from `directory`, its API on
+    /// 127.0.0.1:`port`; stopped when `body` ends, however it ends.
+    private func withPrometheus<T>(
+        _ binaries: String, directory: String, port: Int, _ body: () async throws -> T
+    ) async throws -> T {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binaries + "/prometheus")
+        process.arguments = [
+            "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+            "--web.listen-address=127.0.0.1:\(port)",
+        ]
+        let log = FileHandle(forWritingAtPath: directory + "/prometheus.log")
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return try await body()
+    }
+
+    /// The series a PromQL `query` returns now from the Prometheus on 127.0.0.1:`port`: each one's labels.
+    private func series(_ query: String, port: Int) throws -> [[String: String]] {
+        let (status, output) = try Shell.capture(
+            "/usr/bin/curl", ["-sf", "http://127.0.0.1:\(port)/api/v1/query", "--data-urlencode", "query=\(query)"])
+        guard status == 0, let answer = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+            let data = answer["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else { return [] }
+        return result.compactMap { $0["metric"] as? [String: String] }
+    }
+
+    /// Waits up to `seconds` for `query` to return series that `accept` takes; returns the last answer.
+    private func awaitSeries(
+        _ query: String, port: Int, within seconds: Int, until accept: ([[String: String]]) -> Bool
+    ) async throws -> [[String: String]] {
+        var last: [[String: String]] = []
+        for _ in 0..<seconds {
+            last = try series(query, port: port)
+            if accept(last) { return last }
+            try await Task.sleep(for: .seconds(1))
+        }
+        return last
+    }
+
+    @Test(
+        "keel_monitoring: Debian's Prometheus loaded with keel monitoring-targets' scrape block and alert rules scrapes every exporter up, with the cluster's labels; without the password they refuse; a stopped replica fires the member-down alert; the second deploy changes nothing; turned off, the exporters are gone",
+        .lab(hosts: 5, fresh: true)
+    )
+    func monitoring() async throws {
+        let cluster = try LabClusterInventory()
+        let variablesPath = cluster.directory + "/group_vars/all.yml"
+        let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
+        try (variables + "\nkeel_monitoring: true\n").write(toFile: variablesPath, atomically: true, encoding: .utf8)
+        let deployed = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        try #require(deployed.status == 0, "\(deployed)")
+        let events = cluster.path + ".events"
+        let again = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        let changedAgain = try EventStream(path: events).changedPerHost
+        #expect(again.status == 0 && changedAgain.values.allSatisfy { $0 == 0 }, "\(again)")
+
+        // The operator's side: the CA from a host, the scrape password from Keel's secrets file, the printed block.
+        let work = cluster.directory + "/prometheus"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let authority = try await remote(cluster.path, "h1", "cat /etc/patroni/tls/ca.crt")
+        try (authority.joined(separator: "\n") + "\n").write(
+            toFile: work + "/ca.crt", atomically: true, encoding: .utf8)
+        FileManager.default.createFile(
+            atPath: work + "/password", contents: Data(try cluster.secret("monitoring_scrape_password").utf8),
+            attributes: [.posixPermissions: 0o600])
+        let block = try await KeelBinary.run([
+            "monitoring-targets", "-i", cluster.path, "--ca-file", work + "/ca.crt", "--password-file",
+            work + "/password",
+        ])
+        try #require(block.status == 0, "\(block)")
+        let rules = try await KeelBinary.run(["monitoring-targets", "-i", cluster.path, "--alert-rules"])
+        try #require(rules.status == 0, "\(rules)")
+        try rules.output.write(toFile: work + "/alerts.yml", atomically: true, encoding: .utf8)
+        try ("global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\nrule_files: [\"\(work)/alerts.yml\"]\n"
+            + block.output).write(toFile: work + "/prometheus.yml", atomically: true, encoding: .utf8)
+        let binaries = try #require(try await Lab.run("prometheus").split(separator: "\n").last.map(String.init))
+        let checked = try Shell.capture(binaries + "/promtool", ["check", "rules", work + "/alerts.yml"])
+        #expect(checked.status == 0, "\(checked.output)")
+        let configured = try Shell.capture(binaries + "/promtool", ["check", "config", work + "/prometheus.yml"])
+        #expect(configured.status == 0, "\(configured.output)")
+        let targets = block.output.split(separator: "\n").filter { $0.hasPrefix("      - targets: ") }.count
+        #expect(targets == 5 + 3 * 3 + 2 * 2 + 1, "node ×5, postgres/patroni/pgbouncer ×3, haproxy/pgbouncer ×2, VIP")
+
+        let port = 19090
+        try await withPrometheus(binaries, directory: work, port: port) {
+            let up = try await awaitSeries("up == 1", port: port, within: 90) { $0.count == targets }
+            let down = try series("up == 0", port: port)
+            #expect(up.count == targets, "up: \(up.count) of \(targets); down: \(down)")
+            // Each exporter's own series, with the cluster's labels.
+            for (query, count) in [
+                ("pg_up{cluster=\"lab\", role=\"database\"} == 1", 3),
+                ("patroni_primary{cluster=\"lab\"} == 1", 1), ("patroni_replica{cluster=\"lab\"} == 1", 2),
+                ("patroni_xlog_received_location{cluster=\"lab\"} > 0", 2),
+                ("count by (host) (haproxy_backend_up{cluster=\"lab\", proxy=\"master\"} == 1)", 2),
+                ("count by (host) (pgbouncer_active_clients{cluster=\"lab\"})", 5),
+                ("node_systemd_unit_state{cluster=\"lab\", name=\"patroni.service\", state=\"active\"} == 1", 3),
+            ] {
+                let found = try await awaitSeries(query, port: port, within: 30) { $0.count == count }
+                #expect(found.count == count, "\(query): \(found)")
+            }
+
+            // Without the password (or with a wrong one), the exporters that check one refuse.
+            for endpoint in ["10.213.0.11:9100", "10.213.0.12:9187", "10.213.0.14:8405", "10.213.0.100:8405"] {
+                for credentials in [[], ["-u", "prometheus:wrong"]] {
+                    let answer = try Shell.capture(
+                        "/usr/bin/curl",
+                        ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", work + "/ca.crt"] + credentials
+                            + ["https://\(endpoint)/metrics"])
+                    #expect(answer.output == "401", "\(endpoint) \(credentials): \(answer.output)")
+                }
+            }
+
+            // A replica stopped: the member-down alert fires once it has held for its 30 s.
+            let replica = try #require(try series("patroni_replica{cluster=\"lab\"} == 1", port: port).first?["host"])
+            _ = try await remote(cluster.path, replica, "systemctl stop patroni")
+            let stopped = ContinuousClock.now
+            let firing = try await awaitSeries(
+                "ALERTS{alertname=\"KeelMemberDown\", alertstate=\"firing\", host=\"\(replica)\"}", port: port,
+                within: 120
+            ) { !$0.isEmpty }
+            #expect(!firing.isEmpty, "KeelMemberDown for \(replica) did not fire within 120 s")
+            print("KeelMemberDown fired \(ContinuousClock.now - stopped) after \(replica)'s Patroni stopped")
+            _ = try await remote(cluster.path, replica, "systemctl start patroni")
+        }
+
+        // Off: every exporter Keel installed goes, with its files; HAProxy serves no metrics; then nothing to do.
+        try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
+        let off = try await KeelBinary.run(["deploy", "-i", cluster.path])
+        #expect(off.status == 0, "\(off)")
+        for host in ["h1", "h2", "h3", "h4", "h5"] {
+            let left = try await remote(
+                cluster.path, host,
+                "dpkg-query -W -f '${db:Status-Status} ${Package}\\n' 'prometheus-*' 2>/dev/null | grep '^installed' || true; "
+                    + "ls -d /etc/prometheus/keel 2>/dev/null || true; "
+                    + "grep -s 'frontend prometheus' /etc/haproxy/haproxy.cfg || true")
+            #expect(left.isEmpty, "\(host) keeps: \(left)")
+        }
+        let offAgain = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
+        let changedOffAgain = try EventStream(path: events).changedPerHost
+        #expect(offAgain.status == 0 && changedOffAgain.values.allSatisfy { $0 == 0 }, "\(offAgain)")
+    }
+}
