@@ -3,7 +3,9 @@ import Keel
 /// Every package the cluster's roles install on a host, so that a run installs them in one apt transaction early
 /// (in ``CommonRole``) rather than one per role: each transaction reads the package lists again and runs dpkg's
 /// triggers, and a balancer's packages then go in while the database hosts install PostgreSQL. Each role still
-/// declares its own, so that `--tags` selecting one role installs what that role needs.
+/// declares its own, so that `--tags` selecting one role installs what that role needs. The exporters are not
+/// here: their packages start them unconfigured (on every address, without a password), so ``MonitoringRole``
+/// installs them just before it configures them.
 enum HostPackages {
     /// What the plays that run on `host` install there.
     static func on(_ host: String, _ model: ClusterModel) -> [String] {
