@@ -83,7 +83,8 @@ extension LabTests {
         let rules = try await KeelBinary.run(["monitoring-targets", "-i", cluster.path, "--alert-rules"])
         try #require(rules.status == 0, "\(rules)")
         try rules.output.write(toFile: work + "/alerts.yml", atomically: true, encoding: .utf8)
-        try ("global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\nrule_files: [\"\(work)/alerts.yml\"]\n"
+        try
+            ("global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\nrule_files: [\"\(work)/alerts.yml\"]\n"
             + block.output).write(toFile: work + "/prometheus.yml", atomically: true, encoding: .utf8)
         let binaries = try #require(try await Lab.run("prometheus").split(separator: "\n").last.map(String.init))
         let checked = try Shell.capture(binaries + "/promtool", ["check", "rules", work + "/alerts.yml"])

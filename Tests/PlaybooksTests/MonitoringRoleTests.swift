@@ -60,7 +60,8 @@ struct MonitoringRoleTests {
         guard case .text(let configuration) = pgbouncer.contents else { throw CancellationError() }
         #expect(
             configuration.contains(
-                "host = 10.213.0.12\nport = 9127\npgbouncer-host = 127.0.0.1\npgbouncer-port = 6432\npgbouncer-user = keel_monitoring\n"))
+                "host = 10.213.0.12\nport = 9127\npgbouncer-host = 127.0.0.1\npgbouncer-port = 6432\npgbouncer-user = keel_monitoring\n"
+            ))
         let passfile = try #require(files[MonitoringRole.pgbouncerPassfile])
         #expect(passfile.mode == 0o600 && passfile.owner == "postgres")
         guard case .secret = passfile.contents else { throw CancellationError() }

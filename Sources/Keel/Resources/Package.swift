@@ -58,13 +58,15 @@ struct PackageManager {
 
     /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
     /// another apt run to finish (its refresh, or its dpkg). A stalled mirror or proxy must not hang the run: each
-    /// apt call is bounded by `timeout`, and a stalled refresh is tried again.
+    /// apt call is bounded by `timeout`, and a stalled refresh is tried again. A configuration file already in
+    /// place (written before its package, so that the service never starts on the package's defaults) is kept:
+    /// dpkg would otherwise stop at its question.
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
         let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
         let install =
-            "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) \(list)"
+            "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 \(network) -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \(list)"
         let update =
             "\(Package.otherRunsEnded); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
         return

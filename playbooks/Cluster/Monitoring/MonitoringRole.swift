@@ -1,3 +1,4 @@
+import Foundation
 import Keel
 
 /// The Prometheus exporters on one host, as ``MonitoringSettings`` has them: the node exporter everywhere, the
@@ -32,9 +33,12 @@ struct MonitoringRole: Role {
         [Self.nodeExporter] + (member ? [Self.postgresExporter] : []) + (pooler ? [Self.pgbouncerExporter] : [])
     }
 
+    /// Everything written before the packages, whose services start as they are installed: they start with
+    /// Keel's configuration, never on every address without a password.
     var steps: [Step] {
         let restarts = [Handler.restart(Self.nodeExporter)] + (member ? [.restart(Self.postgresExporter)] : [])
-        Package(packages)
+        // The account the packages would make, made first so that their files can be its own.
+        User("prometheus", home: "/var/lib/prometheus", shell: "/usr/sbin/nologin")
         Directory(Self.directory, mode: 0o750, owner: "root", group: "prometheus")
         if let tls = model.tls, let issued = tls.hosts[host.name] {
             TLSFilesRole(files: .exporters, authority: tls.authority, issued: issued, handlers: restarts).steps
@@ -50,7 +54,6 @@ struct MonitoringRole: Role {
         ).onChange(restarts)
         File("/etc/default/\(Self.nodeExporter)", content: arguments(ClusterPorts.nodeExporter, node: true))
             .onChange(.restart(Self.nodeExporter))
-        Service(Self.nodeExporter, state: .started, enabled: true)
         if member {
             File(
                 "/etc/default/\(Self.postgresExporter)",
@@ -61,15 +64,14 @@ struct MonitoringRole: Role {
                             + arguments(ClusterPorts.postgresExporter, node: false))),
                 mode: 0o600
             ).onChange(.restart(Self.postgresExporter))
-            Service(Self.postgresExporter, state: .started, enabled: true)
         }
         if pooler, let pgbouncer = model.pgbouncer {
             File(
                 Self.pgbouncerPassfile,
                 contents: .secret(
                     Secret("*:*:pgbouncer:\(settings.role):\(passfileField(settings.rolePassword.reveal()))\n")),
-                mode: 0o600,
-                owner: "postgres", group: "postgres")
+                mode: 0o600, owner: "postgres", group: "postgres")
+            Directory((Self.pgbouncerDropIn as NSString).deletingLastPathComponent)
             File(
                 Self.pgbouncerDropIn,
                 content: "# Managed by Keel: the exporter's PgBouncer password.\n[Service]\n"
@@ -88,7 +90,10 @@ struct MonitoringRole: Role {
 
                     """
             ).onChange(.restart(Self.pgbouncerExporter))
-            Service(Self.pgbouncerExporter, state: .started, enabled: true)
+        }
+        Package(packages)
+        for service in packages {
+            Service(service, state: .started, enabled: true)
         }
     }
 
