@@ -49,7 +49,7 @@ extension LabTests {
     }
 
     @Test(
-        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); the major upgrade from PostgreSQL 13 to 15 (a stopped replica refuses it; --check fails no writer; every member on 15, every row everywhere, the PgBouncer writer's stall, backups of 15, deploy on 15 changes nothing, --cleanup); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated",
+        "killed with SIGKILL at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); the major upgrade from PostgreSQL 13 to 15 (a stopped replica refuses it; --check fails no writer; every member on 15, every row everywhere, the PgBouncer writer's stall, backups of 15, deploy on 15 changes nothing, --cleanup); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated; then keel_monitoring on: Debian's Prometheus with the printed scrape block and alert rules finds every exporter up, the exporters refuse without the password, a stopped replica fires its alert, 0 changed on the rerun; turned off, the exporters are gone",
         .lab(hosts: 5, fresh: true)
     )
     func killedRunsConverge() async throws {
@@ -134,5 +134,6 @@ extension LabTests {
         let failed = try await remote(inventory, "h2", "cat /tmp/writer.errors 2>/dev/null | grep -c '^[0-9]' || true")
         print("the writer: \(rows.acknowledged) rows acknowledged, \(failed.first ?? "?") inserts failed")
         #expect(try String(contentsOfFile: secretsFile, encoding: .utf8) == secrets, "no password rotated")
+        try await monitoringOnAndOff(cluster)
     }
 }

@@ -26,7 +26,7 @@ struct MonitoringRoleTests {
     }
 
     @Test(
-        "a member: node and PostgreSQL exporters on its address, TLS and the scrape password in their web configuration, the role's password 0600; PgBouncer's exporter on the address alone"
+        "a member: node and PostgreSQL exporters on its address, TLS and the scrape password in their web configuration, the role's password 0600"
     )
     func member() throws {
         let (model, directory) = try ClusterModelTests().load(vars: Self.on)
@@ -35,7 +35,7 @@ struct MonitoringRoleTests {
         let steps = MonitoringRole(host: host, model: model, settings: settings).steps
         let packages = steps.compactMap { $0.resource as? Package }.flatMap(\.names)
         #expect(
-            packages == ["prometheus-node-exporter", "prometheus-postgres-exporter", "prometheus-pgbouncer-exporter"])
+            packages == ["prometheus-node-exporter", "prometheus-postgres-exporter"])
         let web = try ClusterModelTests.rendered(steps, MonitoringRole.webConfiguration, on: host)
         #expect(
             web.contains("tls_server_config:\n  cert_file: \"/etc/prometheus/keel/tls/server.crt\"\n")
@@ -56,15 +56,6 @@ struct MonitoringRoleTests {
             source.reveal().contains(
                 "DATA_SOURCE_NAME=\"host=/var/run/postgresql port=5432 dbname=postgres sslmode=disable user='keel_monitoring' password='\(settings.rolePassword.reveal())'\""
             ), "\(source.reveal())")
-        let pgbouncer = try #require(files["/etc/prometheus-pgbouncer-exporter.conf"])
-        guard case .text(let configuration) = pgbouncer.contents else { throw CancellationError() }
-        #expect(
-            configuration.contains(
-                "host = 10.213.0.12\nport = 9127\npgbouncer-host = 127.0.0.1\npgbouncer-port = 6432\npgbouncer-user = keel_monitoring\n"
-            ))
-        let passfile = try #require(files[MonitoringRole.pgbouncerPassfile])
-        #expect(passfile.mode == 0o600 && passfile.owner == "postgres")
-        guard case .secret = passfile.contents else { throw CancellationError() }
         let services = steps.compactMap { $0.resource as? Service }.map(\.name)
         #expect(services == packages)
 
@@ -74,10 +65,6 @@ struct MonitoringRoleTests {
         let objects = DatabaseObjectsRole(model: model).steps
         #expect(objects.contains { ($0.resource as? PostgresRole)?.name == "keel_monitoring" })
         #expect(objects.contains { $0.resource.description == "pg_monitor granted to keel_monitoring" })
-        let pgbouncerINI = try ClusterModelTests.rendered(
-            PgBouncerRole(host: host, model: model, settings: try #require(model.pgbouncer)).steps,
-            "/etc/pgbouncer/pgbouncer.ini", on: host)
-        #expect(pgbouncerINI.contains("stats_users = keel_monitoring\n"), "\(pgbouncerINI)")
     }
 
     @Test(
@@ -89,7 +76,7 @@ struct MonitoringRoleTests {
         let steps = MonitoringRole(host: host, model: model, settings: try #require(model.monitoring)).steps
         #expect(
             steps.compactMap { $0.resource as? Package }.flatMap(\.names)
-                == ["prometheus-node-exporter", "prometheus-pgbouncer-exporter"])
+                == ["prometheus-node-exporter"])
         let haproxySteps = HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: host.name).steps
         let haproxy = try ClusterModelTests.rendered(haproxySteps, HAProxyRole.configuration, on: host)
         #expect(
@@ -105,11 +92,12 @@ struct MonitoringRoleTests {
         let pem = try #require(
             haproxySteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.metricsCertificate })
         #expect(pem.mode == 0o600)
-        guard case .secret = pem.contents else { throw CancellationError() }
+        guard case .secret(let both) = pem.contents else { throw CancellationError() }
+        #expect(both.reveal().contains("-----END CERTIFICATE-----\n-----BEGIN "), "one PEM block a line")
         // The balancer's certificate names the VIP too: Prometheus reaches its HAProxy there.
         #expect(model.tls?.hosts["10.213.0.14"] != nil)
 
-        // Off: HAProxy's, PgBouncer's and Patroni's files are what they were before monitoring existed.
+        // Off: HAProxy's and Patroni's files are what they were before monitoring existed.
         let (plain, plainDirectory) = try ClusterModelTests().load()
         let plainHost = try ClusterModelTests.host("10.213.0.14", plainDirectory)
         let plainSteps = HAProxyRole(model: plain, haproxy: try #require(plain.haproxy), host: plainHost.name).steps
@@ -132,8 +120,8 @@ struct MonitoringRoleTests {
         #expect(command.unless?.text == "[ ! -e /etc/prometheus/keel ]")
         #expect(
             command.command.text.contains(
-                "apt-get purge -y -q -o DPkg::Lock::Timeout=300 prometheus-node-exporter prometheus-postgres-exporter prometheus-pgbouncer-exporter"
-            ) && command.command.text.contains("rm -rf /etc/prometheus/keel "), "\(command.command.text)")
+                "apt-get purge -y -q -o DPkg::Lock::Timeout=300 prometheus-node-exporter prometheus-postgres-exporter"
+            ) && command.command.text.hasSuffix("&& rm -rf /etc/prometheus/keel"), "\(command.command.text)")
     }
 
     @Test(

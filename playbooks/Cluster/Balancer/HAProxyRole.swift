@@ -41,11 +41,10 @@ struct HAProxyRole: Role {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
         if model.monitoring != nil, let issued = model.tls?.hosts[host] {
-            File(
-                Self.metricsCertificate, contents: .secret(Secret(issued.certificate + issued.key.reveal())),
-                mode: 0o600
-            )
-            .onChange(Self.reload)
+            // One PEM block a line: the certificate's text need not end with a newline.
+            let pem = [issued.certificate, issued.key.reveal()].map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }
+            File(Self.metricsCertificate, contents: .secret(Secret(pem.joined())), mode: 0o600)
+                .onChange(Self.reload)
         } else {
             File.absent(Self.metricsCertificate).onChange(Self.reload)
         }

@@ -22,13 +22,11 @@ enum MonitoringPlays {
 
     /// Keel's exporters gone from a host where monitoring was turned off.
     static var removed: Command {
-        let services = [MonitoringRole.nodeExporter, MonitoringRole.postgresExporter, MonitoringRole.pgbouncerExporter]
-        let list = services.joined(separator: " ")
-        let files = MonitoringRole.footprint.joined(separator: " ")
+        let list = MonitoringRole.exporters.joined(separator: " ")
         return Command(
             "systemctl disable --now \(raw: list) 2>/dev/null;"
                 + " DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 \(raw: list)"
-                + " && rm -rf \(raw: files) && systemctl daemon-reload",
+                + " && rm -rf \(MonitoringRole.directory)",
             what: "exporters removed (monitoring is off)", unless: "[ ! -e \(MonitoringRole.directory) ]")
     }
 }

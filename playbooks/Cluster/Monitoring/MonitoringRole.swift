@@ -2,35 +2,31 @@ import Foundation
 import Keel
 
 /// The Prometheus exporters on one host, as ``MonitoringSettings`` has them: the node exporter everywhere, the
-/// PostgreSQL exporter on a member, the PgBouncer exporter where PgBouncer runs. Each listens on the host's own
-/// address; the node and PostgreSQL exporters serve TLS with the host's certificate (when the cluster has a CA)
-/// and ask for the scrape account's password (the exporters' `--web.config.file`); PgBouncer's exporter can do
-/// neither (plain HTTP, no password).
+/// PostgreSQL exporter on a member. Each listens on the host's own address, serves TLS with the host's certificate
+/// (when the cluster has a CA) and asks for the scrape account's password (the exporters' `--web.config.file`).
+///
+/// No PgBouncer exporter: Debian 12's (prometheus-pgbouncer-exporter 1.7) stops at its first scrape of Debian
+/// 12's PgBouncer 1.18 (`KeyError: 'total_requests'`, a column `SHOW STATS` lost in PgBouncer 1.8).
 struct MonitoringRole: Role {
     let host: HostContext
     let model: ClusterModel
     let settings: MonitoringSettings
 
-    /// What Keel writes for the exporters besides the packages' own files; its presence marks the exporters as
-    /// Keel's, to remove when monitoring is turned off.
+    /// What Keel writes for the exporters besides the packages' own (and `/etc/default` files); its presence
+    /// marks the exporters as Keel's, to remove when monitoring is turned off.
     static let directory = "/etc/prometheus/keel"
     static let webConfiguration = directory + "/web.yml"
     static let nodeExporter = "prometheus-node-exporter"
     static let postgresExporter = "prometheus-postgres-exporter"
-    static let pgbouncerExporter = "prometheus-pgbouncer-exporter"
-    /// Where PgBouncer's exporter (running as postgres) finds its role's password.
-    static let pgbouncerPassfile = "/etc/pgbouncer/keel-exporter.pgpass"
-    static let pgbouncerDropIn = "/etc/systemd/system/\(pgbouncerExporter).service.d/keel.conf"
-    /// Everything Keel writes, which turning monitoring off (or removing the cluster) deletes.
-    static let footprint = [directory, pgbouncerPassfile, pgbouncerDropIn]
+    /// The exporters' packages, all of them.
+    static let exporters = [nodeExporter, postgresExporter]
 
     private var member: Bool { model.databaseHosts.contains(host.name) }
-    private var pooler: Bool { model.pgbouncer != nil && model.poolerHosts.contains(host.name) }
     private var address: String { model.address(of: host.name) }
 
     /// The exporters' packages on this host.
     var packages: [String] {
-        [Self.nodeExporter] + (member ? [Self.postgresExporter] : []) + (pooler ? [Self.pgbouncerExporter] : [])
+        [Self.nodeExporter] + (member ? [Self.postgresExporter] : [])
     }
 
     /// Everything written before the packages, whose services start as they are installed: they start with
@@ -65,41 +61,10 @@ struct MonitoringRole: Role {
                 mode: 0o600
             ).onChange(.restart(Self.postgresExporter))
         }
-        if pooler, let pgbouncer = model.pgbouncer {
-            File(
-                Self.pgbouncerPassfile,
-                contents: .secret(
-                    Secret("*:*:pgbouncer:\(settings.role):\(passfileField(settings.rolePassword.reveal()))\n")),
-                mode: 0o600, owner: "postgres", group: "postgres")
-            Directory((Self.pgbouncerDropIn as NSString).deletingLastPathComponent)
-            File(
-                Self.pgbouncerDropIn,
-                content: "# Managed by Keel: the exporter's PgBouncer password.\n[Service]\n"
-                    + "Environment=PGPASSFILE=\(Self.pgbouncerPassfile)\n"
-            ).onChange(.restart(Self.pgbouncerExporter))
-            File(
-                "/etc/\(Self.pgbouncerExporter).conf",
-                content: """
-                    # Managed by Keel: PgBouncer's exporter on \(host.name), on its own address only (it checks no
-                    # password and serves no TLS).
-                    host = \(address)
-                    port = \(ClusterPorts.pgbouncerExporter)
-                    pgbouncer-host = 127.0.0.1
-                    pgbouncer-port = \(pgbouncer.port)
-                    pgbouncer-user = \(settings.role)
-
-                    """
-            ).onChange(.restart(Self.pgbouncerExporter))
-        }
         Package(packages)
         for service in packages {
             Service(service, state: .started, enabled: true)
         }
-    }
-
-    /// A field of a libpq password file: `\\` and `:` escaped.
-    private func passfileField(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
     }
 
     /// The PostgreSQL exporter's connection: the member's socket, the monitoring role's password.

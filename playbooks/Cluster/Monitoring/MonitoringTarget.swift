@@ -5,7 +5,7 @@ public struct MonitoringTarget: Sendable, Equatable {
     /// What serves the metrics, where, and how a scraper proves who it is.
     public enum Exporter: String, Sendable, CaseIterable {
         /// `vip`: HAProxy's metrics at the VIP, from whichever balancer holds it; down when no balancer does.
-        case node, postgres, patroni, pgbouncer, haproxy, vip
+        case node, postgres, patroni, haproxy, vip
 
         /// The port it listens on.
         var port: Int {
@@ -13,18 +13,12 @@ public struct MonitoringTarget: Sendable, Equatable {
             case .node: ClusterPorts.nodeExporter
             case .postgres: ClusterPorts.postgresExporter
             case .patroni: ClusterPorts.patroniAPI
-            case .pgbouncer: ClusterPorts.pgbouncerExporter
             case .haproxy, .vip: ClusterPorts.haproxyMetrics
             }
         }
 
-        /// Whether it serves TLS with the cluster's certificates (when the cluster has them): all but PgBouncer's,
-        /// which speaks plain HTTP only and is reached on the member's address alone.
-        var servesTLS: Bool { self != .pgbouncer }
-
-        /// Whether it asks for the scrape account's password: Patroni serves its metrics to anyone its TLS lets
-        /// in, PgBouncer's exporter checks nothing.
-        var checksPassword: Bool { self != .patroni && self != .pgbouncer }
+        /// Whether it asks for the scrape account's password: Patroni serves its metrics to anyone its TLS lets in.
+        var checksPassword: Bool { self != .patroni }
     }
 
     public var exporter: Exporter
@@ -53,11 +47,9 @@ extension ClusterModel {
             if databaseHosts.contains(host) {
                 add(.postgres, on: host, as: "database")
                 add(.patroni, on: host, as: "database")
-                if pgbouncer != nil { add(.pgbouncer, on: host, as: "database") }
             }
             if haproxy != nil, balancerHosts.contains(host) {
                 add(.haproxy, on: host, as: "balancer")
-                if balancerPoolers.contains(host) { add(.pgbouncer, on: host, as: "balancer") }
             }
         }
         if haproxy != nil, let vip, vip.placement == .balancers {

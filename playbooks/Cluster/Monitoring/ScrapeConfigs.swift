@@ -31,7 +31,7 @@ public enum ScrapeConfigs {
             let jobTargets = targets.filter { $0.exporter == exporter }
             guard !jobTargets.isEmpty else { continue }
             text += "  - job_name: \(yamlQuote("\(model.name)-\(exporter.rawValue)"))\n"
-            if exporter.servesTLS, model.tls != nil {
+            if model.tls != nil {
                 text += "    scheme: https\n    tls_config:\n      ca_file: \(yamlQuote(caFile))\n"
             }
             if exporter.checksPassword {

@@ -30,8 +30,7 @@ struct PgBouncerRole: Role {
             values: [
                 "users": .list(
                     ([(model.logins.superuser.name, model.logins.superuser.password)]
-                        + model.users.compactMap { user in user.password.map { (user.name, $0) } }
-                        + (model.monitoring.map { [($0.role, $0.rolePassword)] } ?? []))
+                        + model.users.compactMap { user in user.password.map { (user.name, $0) } })
                         // Each field in double quotes, a quote inside doubled.
                         .map {
                             .map([
@@ -62,7 +61,6 @@ struct PgBouncerRole: Role {
                 "upstream_port": .int(onBalancer ? ClusterPorts.pooledLeader : model.postgresPort),
                 "server_tls": .bool(onBalancer && model.tls != nil),
                 "superuser": .string(model.logins.superuser.name),
-                "stats_user": .string(model.monitoring?.role ?? ""),
                 "max_client_conn": .int(settings.maxClientConnections),
                 "tls": .bool(model.tls != nil && settings.servesTLS),
                 "client_tls": .string(settings.clientTLS),
