@@ -103,7 +103,8 @@ extension LabTests {
                 ("pg_up{cluster=\"lab\", role=\"database\"} == 1", 3),
                 ("patroni_primary{cluster=\"lab\"} == 1", 1), ("patroni_replica{cluster=\"lab\"} == 1", 2),
                 ("patroni_xlog_received_location{cluster=\"lab\"} > 0", 2),
-                ("count by (host) (haproxy_backend_up{cluster=\"lab\", proxy=\"master\"} == 1)", 2),
+                ("haproxy_backend_status{job=\"lab-haproxy\", proxy=\"master\", state=\"UP\"} == 1", 2),
+                ("haproxy_backend_active_servers{job=\"lab-vip\", proxy=\"master\"} == 1", 1),
                 ("node_systemd_unit_state{cluster=\"lab\", name=\"patroni.service\", state=\"active\"} == 1", 3),
             ] {
                 let found = try await awaitSeries(query, port: port, within: 30) { $0.count == count }

@@ -49,13 +49,21 @@ struct MonitoringRoleTests {
         #expect(
             arguments.contains("--web.listen-address=10.213.0.12:9100 --web.config.file=/etc/prometheus/keel/web.yml"),
             "\(arguments)")
+        // The connection without its password, in a file the package's scripts hand to prometheus at every
+        // configure; the password in one of Keel's own, 0600.
         let postgres = try #require(files["/etc/default/prometheus-postgres-exporter"])
-        guard case .secret(let source) = postgres.contents else { throw CancellationError() }
-        #expect(postgres.mode == 0o600 && postgres.owner == "root")
+        guard case .text(let source) = postgres.contents else { throw CancellationError() }
+        #expect(postgres.mode == 0o640 && postgres.owner == "prometheus" && postgres.group == "prometheus")
         #expect(
-            source.reveal().contains(
-                "DATA_SOURCE_NAME=\"host=/var/run/postgresql port=5432 dbname=postgres sslmode=disable user='keel_monitoring' password='\(settings.rolePassword.reveal())'\""
-            ), "\(source.reveal())")
+            source.contains(
+                "DATA_SOURCE_NAME=\nDATA_SOURCE_URI=\"/postgres?host=/var/run/postgresql&port=5432&sslmode=disable\"\n"
+                    + "DATA_SOURCE_USER=keel_monitoring\nDATA_SOURCE_PASS_FILE=/etc/prometheus/keel/postgres.password\n"
+            ),
+            "\(source)")
+        #expect(!source.contains(settings.rolePassword.reveal()))
+        let password = try #require(files[MonitoringRole.postgresPassword])
+        #expect(password.mode == 0o600 && password.owner == "prometheus")
+        guard case .secret = password.contents else { throw CancellationError() }
         let services = steps.compactMap { $0.resource as? Service }.map(\.name)
         #expect(services == packages)
 

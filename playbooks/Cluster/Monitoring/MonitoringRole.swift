@@ -52,13 +52,19 @@ struct MonitoringRole: Role {
             .onChange(.restart(Self.nodeExporter))
         if member {
             File(
+                Self.postgresPassword, contents: .secret(settings.rolePassword), mode: 0o600, owner: "prometheus",
+                group: "prometheus"
+            ).onChange(.restart(Self.postgresExporter))
+            // No secret here: the package's own scripts make it prometheus's, 0640, whenever it is configured.
+            File(
                 "/etc/default/\(Self.postgresExporter)",
-                contents: .secret(
-                    Secret(
-                        "# Managed by Keel: the PostgreSQL exporter of \(host.name), over the local socket.\n"
-                            + "DATA_SOURCE_NAME=\(environmentFileQuote(dataSource))\n"
-                            + arguments(ClusterPorts.postgresExporter, node: false))),
-                mode: 0o600
+                content: "# Managed by Keel: the PostgreSQL exporter of \(host.name), over the local socket.\n"
+                    + "DATA_SOURCE_NAME=\n"
+                    + "DATA_SOURCE_URI=\(environmentFileQuote(dataSource))\n"
+                    + "DATA_SOURCE_USER=\(environmentFileQuote(settings.role))\n"
+                    + "DATA_SOURCE_PASS_FILE=\(Self.postgresPassword)\n"
+                    + arguments(ClusterPorts.postgresExporter, node: false),
+                mode: 0o640, owner: "prometheus", group: "prometheus"
             ).onChange(.restart(Self.postgresExporter))
         }
         Package(packages)
@@ -67,12 +73,13 @@ struct MonitoringRole: Role {
         }
     }
 
-    /// The PostgreSQL exporter's connection: the member's socket, the monitoring role's password.
+    /// Where the PostgreSQL exporter reads its role's password.
+    static let postgresPassword = directory + "/postgres.password"
+
+    /// The PostgreSQL exporter's connection after `postgresql://USER:PASSWORD@` (the exporter adds them): no
+    /// host, the member's socket directory and port as parameters.
     private var dataSource: String {
-        [
-            "host=/var/run/postgresql", "port=\(model.postgresPort)", "dbname=postgres", "sslmode=disable",
-            "user=\(conninfoQuote(settings.role))", "password=\(conninfoQuote(settings.rolePassword.reveal()))",
-        ].joined(separator: " ")
+        "/postgres?host=/var/run/postgresql&port=\(model.postgresPort)&sslmode=disable"
     }
 
     /// The `ARGS` line of an exporter's `/etc/default` file: its address, its web configuration and, for the node
