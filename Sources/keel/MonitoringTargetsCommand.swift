@@ -28,13 +28,7 @@ struct MonitoringTargetsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (inventory, _) = try await connection.addingFacts(to: try inventoryOptions.load().0)
-        let model: ClusterModel
-        do {
-            model = try ClusterModel.load(
-                from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let model = try ClusterModel.readingOnly(inventory)
         guard model.monitoring != nil else {
             throw CLIError(
                 "monitoring is off for this cluster: set keel_monitoring: true in the inventory and run keel deploy")

@@ -29,13 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let (inventory, _) = try await connection.addingFacts(to: try inventoryOptions.load().0)
         let hosts = try targets(of: inventory, inventory.hostNames)
-        let model: ClusterModel
-        do {
-            model = try ClusterModel.load(
-                from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path, readOnly: true))
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let model = try ClusterModel.readingOnly(inventory)
         var options = try connection.options(for: hosts)
         options.connectTimeout = min(options.connectTimeout, ClusterStatus.connectTimeout)
         let fleet = Fleet(options: options, forks: max(connection.forks, model.allHosts.count))
