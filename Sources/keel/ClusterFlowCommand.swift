@@ -12,8 +12,9 @@ struct ClusterFlowOptions: ParsableArguments {
     @Flag(help: "Refuse variables Keel does not use (by default they are ignored, with a warning naming them).")
     var strict = false
 
-    /// Loads the inventory, the cluster model and its secrets, fetches the Patroni wheel when the flow needs it,
-    /// and runs the flow, once its plan is shown and its confirmations answered (by `answers` or at a prompt).
+    /// Loads the inventory, the cluster model and its secrets, fetches what the flow carries to hosts (Patroni's
+    /// wheel, the PgBouncer exporter's package) when it needs it, and runs the flow, once its plan is shown and its
+    /// confirmations answered (by `answers` or at a prompt).
     /// Secrets generated for a run that stopped before changing anything are forgotten: they reached no host, and
     /// must not become the kept ones.
     func run<Flow: ClusterFlow>(_ flow: Flow, answers: ConfirmationAnswers = ConfirmationAnswers()) async throws {
@@ -94,10 +95,12 @@ struct ClusterFlowOptions: ParsableArguments {
                 try answers.require(confirmation, model: model, for: Flow.name)
             }
         }
-        let wheel =
-            Flow.needsPatroniWheel
-            ? try PatroniWheel.load(version: model.patroni.version, digest: model.patroni.wheelDigest) : []
-        let playbook = flow.playbook(model, patroniWheel: wheel)
+        let software = CarriedSoftware(
+            patroniWheel: Flow.needsPatroniWheel
+                ? try PatroniWheel.load(version: model.patroni.version, digest: model.patroni.wheelDigest) : [],
+            pgbouncerExporter: Flow.installsExporters && model.monitoring != nil && model.pgbouncer != nil
+                ? try await PgBouncerExporterPackage.load() : [])
+        let playbook = flow.playbook(model, carrying: software)
         try run.checkTags(of: playbook)
         // Under --check nothing is written, the secrets file included.
         if Flow.writesSecrets, !run.check { try secrets.save() }

@@ -91,7 +91,8 @@ extension LabTests {
         let configured = try Shell.capture(binaries + "/promtool", ["check", "config", work + "/prometheus.yml"])
         #expect(configured.status == 0, "\(configured.output)")
         let targets = block.output.split(separator: "\n").filter { $0.hasPrefix("      - targets: ") }.count
-        #expect(targets == 5 + 3 * 2 + 2 + 1, "node ×5, postgres and patroni ×3, haproxy ×2, the VIP")
+        #expect(
+            targets == 5 + 3 * 2 + 5 + 2 + 1, "node ×5, postgres and patroni ×3, pgbouncer ×5, haproxy ×2, the VIP")
 
         let port = 19090
         try await withPrometheus(binaries, directory: work, port: port) {
@@ -106,13 +107,17 @@ extension LabTests {
                 ("haproxy_backend_status{job=\"lab-haproxy\", proxy=\"master\", state=\"UP\"} == 1", 2),
                 ("haproxy_backend_active_servers{job=\"lab-vip\", proxy=\"master\"} == 1", 1),
                 ("node_systemd_unit_state{cluster=\"lab\", name=\"patroni.service\", state=\"active\"} == 1", 3),
+                ("pgbouncer_up{cluster=\"lab\"} == 1", 5),
+                ("count by (host) (pgbouncer_pools_client_active_connections{cluster=\"lab\"})", 5),
             ] {
                 let found = try await awaitSeries(query, port: port, within: 30) { $0.count == count }
                 #expect(found.count == count, "\(query): \(found)")
             }
 
             // Without the password (or with a wrong one), the exporters that check one refuse.
-            for endpoint in ["10.213.0.11:9100", "10.213.0.12:9187", "10.213.0.14:8405", "10.213.0.100:8405"] {
+            for endpoint in [
+                "10.213.0.11:9100", "10.213.0.12:9187", "10.213.0.13:9127", "10.213.0.14:8405", "10.213.0.100:8405",
+            ] {
                 for credentials in [[], ["-u", "prometheus:wrong"]] {
                     let answer = try Shell.capture(
                         "/usr/bin/curl",
@@ -143,7 +148,7 @@ extension LabTests {
             let left = try await remote(
                 cluster.path, host,
                 "dpkg-query -W -f '${db:Status-Status} ${Package}\\n' 'prometheus-*' 2>/dev/null | grep '^installed' || true; "
-                    + "ls -d /etc/prometheus/keel 2>/dev/null || true; "
+                    + "ls -d /etc/prometheus/keel /etc/systemd/system/prometheus-*.service.d 2>/dev/null || true; "
                     + "grep -s 'frontend prometheus' /etc/haproxy/haproxy.cfg || true")
             #expect(left.isEmpty, "\(host) keeps: \(left)")
         }

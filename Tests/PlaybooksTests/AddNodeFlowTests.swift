@@ -31,7 +31,7 @@ struct AddNodeFlowTests {
     @Test("the running members only get patroni.yml; the new one is installed, proves its login, then starts")
     func plays() throws {
         let (model, _) = try ClusterModelTests().load(hosts: Self.withNewReplica)
-        let playbook = AddNodeFlow(hosts: [], force: false).playbook(model, patroniWheel: [])
+        let playbook = AddNodeFlow(hosts: [], force: false).playbook(model, carrying: CarriedSoftware())
         let plays = playbook.plays.map { "\($0.name) on \($0.hosts)" }
         #expect(
             plays == [
@@ -41,7 +41,7 @@ struct AddNodeFlowTests {
                 "postgresql and patroni on 10.213.0.16", "patroni members joining on 10.213.0.16",
                 "pgbouncer on 10.213.0.16", "pgbouncer restarts on 10.213.0.16", "haproxy on 10.213.0.14,10.213.0.15",
             ], "\(plays)")
-        let forced = AddNodeFlow(hosts: [], force: true).playbook(model, patroniWheel: [])
+        let forced = AddNodeFlow(hosts: [], force: true).playbook(model, carrying: CarriedSoftware())
         #expect(!forced.plays.contains { $0.name == "running cluster" })
     }
 

@@ -105,7 +105,7 @@ struct BalancerFlowTests {
     )
     func addPlays() throws {
         let (model, _) = try ClusterModelTests().load(hosts: Self.withNewBalancer)
-        let playbook = AddBalancerFlow(hosts: []).playbook(model, patroniWheel: [])
+        let playbook = AddBalancerFlow(hosts: []).playbook(model, carrying: CarriedSoftware())
         #expect(
             playbook.plays.map { "\($0.name) on \($0.hosts)\($0.serial.map { " serial \($0)" } ?? "")" } == [
                 "pre-flight on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.14,10.213.0.15,10.213.0.17",
@@ -139,7 +139,7 @@ struct BalancerFlowTests {
             (flow.plan(model) ?? "").contains("one of 10.213.0.15, 10.213.0.17 takes it over at once"),
             "\((flow.plan(model) ?? ""))")
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "VIP handed over on 10.213.0.14", "keepalived configuration on 10.213.0.15,10.213.0.17",
                 "keepalived backups on 10.213.0.15,10.213.0.17", "keepalived VIP holder on 10.213.0.15,10.213.0.17",
                 "keepalived on 10.213.0.15,10.213.0.17", "haproxy stopped on 10.213.0.14",

@@ -28,7 +28,7 @@ struct HostPackagesTests {
         let peers = Dictionary(uniqueKeysWithValues: model.allHosts.map { ($0, facts) })
         var common: [String: [String]] = [:]
         var roles: [String: Set<String>] = [:]
-        for play in DeployFlow().playbook(model, patroniWheel: []).plays {
+        for play in DeployFlow().playbook(model, carrying: CarriedSoftware()).plays {
             for name in try inventory.select(play.hosts) {
                 let host = try ClusterModelTests.host(name, directory)
                 let steps = try play.body(

@@ -32,7 +32,7 @@ struct MonitoringRoleTests {
         let (model, directory) = try ClusterModelTests().load(vars: Self.on)
         let settings = try #require(model.monitoring)
         let host = try ClusterModelTests.host("10.213.0.12", directory)
-        let steps = MonitoringRole(host: host, model: model, settings: settings).steps
+        let steps = MonitoringRole(host: host, model: model, settings: settings, pgbouncerExporter: [7, 7]).steps
         let packages = steps.compactMap { $0.resource as? Package }.flatMap(\.names)
         #expect(
             packages == ["prometheus-node-exporter", "prometheus-postgres-exporter"])
@@ -65,7 +65,39 @@ struct MonitoringRoleTests {
         #expect(password.mode == 0o600 && password.owner == "prometheus")
         guard case .secret = password.contents else { throw CancellationError() }
         let services = steps.compactMap { $0.resource as? Service }.map(\.name)
-        #expect(services == packages)
+        #expect(services == ["prometheus-pgbouncer-exporter"] + packages)
+
+        // PgBouncer's exporter: the carried package, run as prometheus, reading the console over the socket with
+        // the role's password from a passfile only prometheus reads.
+        guard case .bytes(let carried) = files[PgBouncerExporterRole.packageFile]?.contents,
+            case .text(let dropIn) = files[PgBouncerExporterRole.dropIn + "/keel.conf"]?.contents
+        else { throw CancellationError() }
+        #expect(carried == [7, 7] && dropIn.hasSuffix("[Service]\nUser=prometheus\n"))
+        let pgbouncer = try #require(files["/etc/default/prometheus-pgbouncer-exporter"])
+        guard case .text(let exporter) = pgbouncer.contents else { throw CancellationError() }
+        #expect(
+            exporter.contains(
+                "PGBOUNCER_EXPORTER_CONNECTION_STRING=\"host=/var/run/postgresql port=6432 dbname=pgbouncer "
+                    + "user=keel_monitoring sslmode=disable\"\nPGPASSFILE=/etc/prometheus/keel/pgbouncer.pgpass\n"
+                    + "ARGS=\"--web.listen-address=10.213.0.12:9127 --web.config.file=/etc/prometheus/keel/web.yml "
+                    + "--pgBouncer.pid-file=\"\n"), "\(exporter)")
+        #expect(!exporter.contains(settings.rolePassword.reveal()))
+        let passfile = try #require(files[PgBouncerExporterRole.passfile])
+        #expect(passfile.mode == 0o600 && passfile.owner == "prometheus")
+        guard case .secret(let line) = passfile.contents else { throw CancellationError() }
+        #expect(line.reveal() == "*:6432:pgbouncer:keel_monitoring:\(settings.rolePassword.reveal())\n")
+        let install = try #require(steps.compactMap { $0.resource as? Command }.first)
+        #expect(
+            install.unless?.text
+                == "[ \"$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' prometheus-pgbouncer-exporter 2>/dev/null)\" = '1:0.10.2-2 ii ' ]"
+        )
+        let pgbouncerSteps = PgBouncerRole(host: host, model: model, settings: try #require(model.pgbouncer)).steps
+        #expect(
+            try ClusterModelTests.rendered(pgbouncerSteps, "/etc/pgbouncer/pgbouncer.ini", on: host)
+                .contains("\nstats_users = keel_monitoring\n"))
+        #expect(
+            try ClusterModelTests.rendered(pgbouncerSteps, PgBouncerRole.userlist, on: host)
+                .contains("\"keel_monitoring\" \"\(settings.rolePassword.reveal())\"\n"))
 
         // What the exporters log in with: pg_hba lets the role in over the socket with its password, before peer.
         #expect(
@@ -81,7 +113,9 @@ struct MonitoringRoleTests {
     func balancer() throws {
         let (model, directory) = try ClusterModelTests().load(vars: Self.on)
         let host = try ClusterModelTests.host("10.213.0.14", directory)
-        let steps = MonitoringRole(host: host, model: model, settings: try #require(model.monitoring)).steps
+        let steps = MonitoringRole(
+            host: host, model: model, settings: try #require(model.monitoring), pgbouncerExporter: []
+        ).steps
         #expect(
             steps.compactMap { $0.resource as? Package }.flatMap(\.names)
                 == ["prometheus-node-exporter"])
@@ -122,14 +156,19 @@ struct MonitoringRoleTests {
     )
     func off() throws {
         let (model, _) = try ClusterModelTests().load()
-        let play = try #require(DeployFlow().playbook(model, patroniWheel: []).plays.last)
+        let play = try #require(DeployFlow().playbook(model, carrying: CarriedSoftware()).plays.last)
         #expect(play.name == "monitoring" && play.tags == ["monitoring"])
         let command = MonitoringPlays.removed
         #expect(command.unless?.text == "[ ! -e /etc/prometheus/keel ]")
         #expect(
             command.command.text.contains(
-                "apt-get purge -y -q -o DPkg::Lock::Timeout=300 prometheus-node-exporter prometheus-postgres-exporter"
-            ) && command.command.text.hasSuffix("&& rm -rf /etc/prometheus/keel"), "\(command.command.text)")
+                "apt-get purge -y -q -o DPkg::Lock::Timeout=300 prometheus-node-exporter prometheus-postgres-exporter "
+                    + "prometheus-pgbouncer-exporter")
+                && command.command.text.hasSuffix(
+                    "&& rm -rf /etc/prometheus/keel /etc/systemd/system/prometheus-pgbouncer-exporter.service.d "
+                        + "/var/lib/keel/packages/prometheus-pgbouncer-exporter_0.10.2-2_amd64.deb && systemctl daemon-reload"
+                ),
+            "\(command.command.text)")
     }
 
     @Test(

@@ -16,7 +16,7 @@ struct MonitoringTargetsTests {
     }
 
     @Test(
-        "keel_monitoring: a node exporter on every host; PostgreSQL and Patroni on the members; HAProxy on the balancers and at the VIP; each labelled"
+        "keel_monitoring: a node exporter on every host; PostgreSQL and Patroni on the members; PgBouncer where it runs; HAProxy on the balancers and at the VIP; each labelled"
     )
     func targets() throws {
         let (model, directory) = try ClusterModelTests().load(
@@ -25,12 +25,15 @@ struct MonitoringTargetsTests {
         #expect(
             seen == [
                 "node 10.213.0.11:9100 database", "postgres 10.213.0.11:9187 database",
-                "patroni 10.213.0.11:8008 database", "node 10.213.0.12:9100 database",
-                "postgres 10.213.0.12:9187 database", "patroni 10.213.0.12:8008 database",
+                "patroni 10.213.0.11:8008 database", "pgbouncer 10.213.0.11:9127 database",
+                "node 10.213.0.12:9100 database", "postgres 10.213.0.12:9187 database",
+                "patroni 10.213.0.12:8008 database", "pgbouncer 10.213.0.12:9127 database",
                 "node 10.213.0.13:9100 database", "postgres 10.213.0.13:9187 database",
-                "patroni 10.213.0.13:8008 database", "node 10.213.0.14:9100 balancer",
+                "patroni 10.213.0.13:8008 database", "pgbouncer 10.213.0.13:9127 database",
+                "node 10.213.0.14:9100 balancer", "pgbouncer 10.213.0.14:9127 balancer",
                 "haproxy 10.213.0.14:8405 balancer", "node 10.213.0.15:9100 balancer",
-                "haproxy 10.213.0.15:8405 balancer", "vip 10.213.0.100:8405 vip",
+                "pgbouncer 10.213.0.15:9127 balancer", "haproxy 10.213.0.15:8405 balancer",
+                "vip 10.213.0.100:8405 vip",
             ], "\(seen)")
         // The passwords and the salt are the secrets file's, kept for the next run.
         let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
@@ -49,7 +52,8 @@ struct MonitoringTargetsTests {
         #expect(
             jobs == [
                 #"  - job_name: "pg-lab-node""#, #"  - job_name: "pg-lab-postgres""#,
-                #"  - job_name: "pg-lab-patroni""#, #"  - job_name: "pg-lab-haproxy""#,
+                #"  - job_name: "pg-lab-pgbouncer""#, #"  - job_name: "pg-lab-patroni""#,
+                #"  - job_name: "pg-lab-haproxy""#,
                 #"  - job_name: "pg-lab-vip""#,
             ])
         let node = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst().first)
@@ -61,7 +65,7 @@ struct MonitoringTargetsTests {
             node.contains(
                 "      - targets: [\"10.213.0.14:9100\"]\n        labels: {cluster: \"pg-lab\", host: \"10.213.0.14\", role: \"balancer\"}\n"
             ), "\(node)")
-        let patroni = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst(3).first)
+        let patroni = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst(4).first)
         #expect(patroni.contains("scheme: https") && !patroni.contains("basic_auth"), "\(patroni)")
         let vip = try #require(yaml.components(separatedBy: "  - job_name: ").last)
         #expect(vip.contains("scheme: https") && vip.contains("basic_auth") && vip.contains("10.213.0.100:8405"))

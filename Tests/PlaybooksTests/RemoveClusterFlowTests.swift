@@ -68,13 +68,13 @@ struct RemoveClusterFlowTests {
         let kept = RemoveClusterFlow(
             survey: survey(otherClusters: ["pg-lab2"]), deleteBackups: false, purgePackages: false)
         #expect(
-            kept.playbook(model, patroniWheel: []).plays.map(\.name) == [
+            kept.playbook(model, carrying: CarriedSoftware()).plays.map(\.name) == [
                 "balancers stopped", "patroni stopped", "backup timers stopped", "backups kept",
                 "cluster keys deleted from etcd", "exporters removed", "files removed",
             ])
         let all = RemoveClusterFlow(survey: survey(), deleteBackups: true, purgePackages: true)
         #expect(
-            all.playbook(model, patroniWheel: []).plays.map(\.name) == [
+            all.playbook(model, carrying: CarriedSoftware()).plays.map(\.name) == [
                 "balancers stopped", "patroni stopped", "backup timers stopped", "backups deleted",
                 "cluster keys deleted from etcd", "etcd marked for removal", "etcd stopped", "exporters removed",
                 "files removed", "packages purged",

@@ -63,7 +63,8 @@ struct RemoveNodeFlowTests {
     @Test("HAProxy first, then Patroni stops, the cluster forgets the member, the rest reload; etcd last")
     func plays() throws {
         let (model, _) = try ClusterModelTests().load()
-        let playbook = RemoveNodeFlow(hosts: ["10.213.0.13"], wipeData: true).playbook(model, patroniWheel: [])
+        let playbook = RemoveNodeFlow(hosts: ["10.213.0.13"], wipeData: true).playbook(
+            model, carrying: CarriedSoftware())
         #expect(
             playbook.plays.map { "\($0.name) on \($0.hosts)" } == [
                 "removal guard on 10.213.0.11", "haproxy on 10.213.0.14,10.213.0.15", "patroni stopped on 10.213.0.13",
@@ -78,7 +79,8 @@ struct RemoveNodeFlowTests {
         let (model, directory) = try ClusterModelTests().load()
         #expect(MemberSlotDropped.slotName(of: "10.213.0.13") == "10_213_0_13")
         #expect(MemberSlotDropped.slotName(of: "PG-Node2") == "pg_node2")
-        let playbook = RemoveNodeFlow(hosts: ["10.213.0.13"], wipeData: false).playbook(model, patroniWheel: [])
+        let playbook = RemoveNodeFlow(hosts: ["10.213.0.13"], wipeData: false).playbook(
+            model, carrying: CarriedSoftware())
         #expect(playbook.plays.first { $0.name == "member slots dropped" }?.serial == 1)
         let slot = MemberSlotDropped(model: model, member: "10.213.0.13")
         let context = HostContext(

@@ -125,7 +125,7 @@ struct RestoreFlowTests {
     func plays() throws {
         let model = try model()
         let flow = RestoreFlow(plan: try plan(.latest))
-        let plays = flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }
+        let plays = flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" }
         #expect(
             plays == [
                 "restore begun on 10.213.0.11,10.213.0.12,10.213.0.13,10.213.0.16",
@@ -242,9 +242,9 @@ extension RestoreFlowTests {
         let stage = new.stage("restored", "restored", command: "true")
         let command = try #require(try stage.changes(from: ProbeOutput(text: ""), on: context).first?.actions.first)
         #expect(command.description.hasPrefix("echo 'begun: restored' >> /var/lib/keel/journal/restore && "))
-        let flow = RestoreFlow(plan: new, mode: .abandon).playbook(try model(), patroniWheel: [])
+        let flow = RestoreFlow(plan: new, mode: .abandon).playbook(try model(), carrying: CarriedSoftware())
         #expect(flow.plays.map(\.name) == ["restore abandoned", "members in service"])
-        #expect(RestoreFlow(plan: new, mode: .nothing).playbook(try model(), patroniWheel: []).plays.isEmpty)
+        #expect(RestoreFlow(plan: new, mode: .nothing).playbook(try model(), carrying: CarriedSoftware()).plays.isEmpty)
     }
 }
 
@@ -252,7 +252,7 @@ extension RestoreFlowTests {
     @Test("the survey writes nothing; the leader's stop first switches its WAL and waits for the archiver")
     func leaderArchivesAsItStops() throws {
         let model = try model()
-        let playbook = RestoreFlow(plan: try plan(.latest)).playbook(model, patroniWheel: [])
+        let playbook = RestoreFlow(plan: try plan(.latest)).playbook(model, carrying: CarriedSoftware())
         let leaderPlay = try #require(playbook.plays.first { $0.name == "patroni stopped on the leader" })
         let (_, directory) = try ClusterModelTests().load()
         let host = HostContext(

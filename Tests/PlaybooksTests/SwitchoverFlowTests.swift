@@ -40,7 +40,7 @@ struct SwitchoverFlowTests {
                 == true, "\(flow.plan(model) ?? "")")
         // The balancers' PgBouncers pause around the hand-over itself, not while the checks may wait.
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "switchover checks on 10.213.0.11", "pgbouncer paused on 10.213.0.14,10.213.0.15",
                 "switchover on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
                 "former leader streaming on 10.213.0.11",
@@ -90,7 +90,7 @@ struct SwitchoverFlowTests {
         let (model, _) = try ClusterModelTests().load()
         let flow = try SwitchoverFlow(status: try status(healthy), model: model, to: "10.213.0.11")
         #expect(flow.plan(model) == "switchover: 10.213.0.11 leads already, nothing to do\n")
-        #expect(flow.playbook(model, patroniWheel: []).plays.isEmpty)
+        #expect(flow.playbook(model, carrying: CarriedSoftware()).plays.isEmpty)
     }
 
     @Test("a member tagged nofailover never takes over")

@@ -34,7 +34,7 @@ struct UpdateFlowTests {
                 host("10.213.0.13", [], unfinished: true), host("10.213.0.15", [haproxy]),
             ], status: status, model: model)
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "update 10.213.0.13 on 10.213.0.13", "update 10.213.0.12 on 10.213.0.12",
                 "switchover checks on 10.213.0.11", "pgbouncer paused on 10.213.0.14,10.213.0.15",
                 "switchover on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
@@ -57,7 +57,7 @@ struct UpdateFlowTests {
         let flow = try UpdateFlow(
             hosts: [], status: try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy), model: model)
         #expect(flow.plan(model) == "update: every package of cluster \(model.name) is current, nothing to do\n")
-        #expect(flow.playbook(model, patroniWheel: []).plays.isEmpty)
+        #expect(flow.playbook(model, carrying: CarriedSoftware()).plays.isEmpty)
     }
 
     @Test("a stopped member refuses the update, unless an earlier update stopped it (then this one resumes)")
@@ -134,7 +134,9 @@ struct UpdateFlowTests {
             hosts: carrying.map { host($0, $0 == "10.213.0.12" ? [server, backup] : [backup]) }, status: status,
             model: model)
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map(\.name) == ["pgbackrest updated", "update 10.213.0.12"])
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map(\.name) == [
+                "pgbackrest updated", "update 10.213.0.12",
+            ])
         #expect(flow.plan(model)?.contains("(one version on every host): pgbackrest → 2.46-1\n  then one host") == true)
         #expect {
             try UpdateFlow(hosts: carrying.dropLast().map { host($0, [backup]) }, status: status, model: model)
@@ -200,7 +202,9 @@ struct UpdateFlowTests {
             hosts: [host("10.213.0.11", [etcd]), host("10.213.0.12", [etcd])],
             status: try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy), model: model)
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map(\.name) == ["update 10.213.0.12", "update 10.213.0.11"])
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map(\.name) == [
+                "update 10.213.0.12", "update 10.213.0.11",
+            ])
         #expect(flow.plan(model)?.contains("hand the leader's role") == false)
         let play = UpdatePlays.updated(model, host: host("10.213.0.11", [etcd]), run: "update 1")
         var facts = Facts()

@@ -72,7 +72,7 @@ struct UpgradeFlowTests {
         #expect(plan.contains("10.213.0.12, 10.213.0.13 cloned afresh from 10.213.0.11"), "\(plan)")
         #expect(flow.confirmations == [.clusterName])
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "postgresql 15 installed on 10.213.0.11,10.213.0.12,10.213.0.13", "pg_upgrade --check on 10.213.0.11",
                 "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "no long transaction on the leader on 10.213.0.11",
@@ -105,7 +105,7 @@ struct UpgradeFlowTests {
         let rollback = try UpgradeFlow(resuming: plan, done: killed, rollback: true, model: model)
         #expect(rollback.mode == .rollback(done: ["stopped"]))
         #expect(
-            rollback.playbook(model, patroniWheel: []).plays.map(\.name) == [
+            rollback.playbook(model, carrying: CarriedSoftware()).plays.map(\.name) == [
                 "configuration for postgresql 13", "old leader back", "pgbouncer resumed", "replicas back",
                 "upgrade rolled back", "members in service",
             ])
@@ -138,19 +138,20 @@ struct UpgradeFlowTests {
         #expect(text.contains("LOSING EVERY WRITE MADE ON 15"), "\(text)")
         #expect(text.contains("    10.213.0.12 cloned afresh from 10.213.0.11"), "\(text)")
         #expect(
-            flow.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" }.dropFirst(2) == [
-                "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
-                "no long transaction on the leader on 10.213.0.11", "patroni paused on 10.213.0.11",
-                "kept replica held on 10.213.0.13", "patroni stopped on the replicas on 10.213.0.12",
-                "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
-                "kept replica stopped on 10.213.0.13", "leader upgraded on 10.213.0.11",
-                "configuration for postgresql 15 on 10.213.0.11,10.213.0.12,10.213.0.13",
-                "new leader on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
-                "replicas cloned from the new leader on 10.213.0.12", "statistics rebuilt on 10.213.0.11",
-                "cluster configuration on 10.213.0.11,10.213.0.12",
-                "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
-                "members in service on 10.213.0.11,10.213.0.12",
-            ])
+            flow.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" }.dropFirst(2)
+                == [
+                    "upgrade begun on 10.213.0.11,10.213.0.12,10.213.0.13",
+                    "no long transaction on the leader on 10.213.0.11", "patroni paused on 10.213.0.11",
+                    "kept replica held on 10.213.0.13", "patroni stopped on the replicas on 10.213.0.12",
+                    "pgbouncer paused on 10.213.0.14,10.213.0.15", "leader stopped on 10.213.0.11",
+                    "kept replica stopped on 10.213.0.13", "leader upgraded on 10.213.0.11",
+                    "configuration for postgresql 15 on 10.213.0.11,10.213.0.12,10.213.0.13",
+                    "new leader on 10.213.0.11", "pgbouncer resumed on 10.213.0.14,10.213.0.15",
+                    "replicas cloned from the new leader on 10.213.0.12", "statistics rebuilt on 10.213.0.11",
+                    "cluster configuration on 10.213.0.11,10.213.0.12",
+                    "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
+                    "members in service on 10.213.0.11,10.213.0.12",
+                ])
 
         let plan = flow.plan
         func record(_ lines: String...) throws -> JournalRecord {
@@ -171,7 +172,7 @@ struct UpgradeFlowTests {
         #expect(back.mode == .rollbackFromKept)
         #expect(back.plan(model)?.contains("EVERY WRITE MADE ON POSTGRESQL 15 IS LOST") == true)
         #expect(
-            back.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            back.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "postgresql 15 stopped on 10.213.0.11,10.213.0.12",
                 "configuration for postgresql 13 on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "old release back from the kept replica on 10.213.0.13",
@@ -184,7 +185,7 @@ struct UpgradeFlowTests {
             resuming: plan, done: awaiting, kept: kept, rollback: false, finish: true, model: model)
         #expect(finish.mode == .finish)
         #expect(
-            finish.playbook(model, patroniWheel: []).plays.map { "\($0.name) on \($0.hosts)" } == [
+            finish.playbook(model, carrying: CarriedSoftware()).plays.map { "\($0.name) on \($0.hosts)" } == [
                 "replicas cloned from the new leader on 10.213.0.13",
                 "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
@@ -208,7 +209,8 @@ struct UpgradeFlowTests {
                 && text.contains("postgresql-13 and postgresql-client-13 removed"), "\(text)")
         let (_, directory) = try ClusterModelTests().load()
         let host = try ClusterModelTests.host("10.213.0.12", directory)
-        let steps = try flow.playbook(model, patroniWheel: []).plays.flatMap { try $0.body(host) }.map(\.resource)
+        let steps = try flow.playbook(model, carrying: CarriedSoftware()).plays.flatMap { try $0.body(host) }.map(
+            \.resource)
         #expect(
             steps.map(\.description) == [
                 "/var/lib/postgresql/13/main deleted", "package postgresql-13 postgresql-client-13",

@@ -13,6 +13,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
     /// A balancer's PgBouncer gets a certificate of the cluster's CA.
     public static let writesSecrets = true
     public static let needsPatroniWheel = false
+    public static let installsExporters = true
 
     /// The hosts named on the command line; empty means the balancers marked `new_node=true`.
     let named: [String]
@@ -52,7 +53,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
 
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { [] }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let new = newHosts(model)
         return Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
@@ -65,7 +66,7 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
             BalancerPlays.haproxy(model, on: new)
             if !model.replicaHosts.isEmpty { BalancerPlays.routingToReplicas(model, on: new) }
             BalancerPlays.keepalived(model)
-            if model.monitoring != nil { MonitoringPlays.exporters(model, on: new) }
+            if model.monitoring != nil { MonitoringPlays.exporters(model, carrying: software, on: new) }
         }
         .stoppingAtFirstFailure()
     }

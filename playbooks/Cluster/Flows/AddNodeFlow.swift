@@ -14,6 +14,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
     /// The new hosts' certificates are issued and kept.
     public static let writesSecrets = true
     public static let needsPatroniWheel = true
+    public static let installsExporters = true
 
     /// The hosts named on the command line; empty means those marked `new_node=true`.
     let named: [String]
@@ -59,7 +60,7 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
 
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { [] }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let new = newHosts(model)
         let newMembers = model.databaseHosts.filter(new.contains)
         let running = model.databaseHosts.filter { !new.contains($0) }
@@ -73,12 +74,12 @@ public struct AddNodeFlow: ClusterFlow, Sendable {
             HostPlays.common(model, on: new)
             EtcdPlays.joins(model, on: model.etcdHosts.filter(new.contains))
             PatroniPlays.access(model, on: running)
-            PatroniPlays.members(model, wheel: patroniWheel, on: newMembers)
+            PatroniPlays.members(model, wheel: software.patroniWheel, on: newMembers)
             PgBackRestPlays.setup(model)
             PatroniPlays.joining(model, on: newMembers)
             PgBouncerPlays.poolers(model, on: newMembers)
             BalancerPlays.haproxy(model)
-            if model.monitoring != nil { MonitoringPlays.exporters(model, on: new) }
+            if model.monitoring != nil { MonitoringPlays.exporters(model, carrying: software, on: new) }
         }
         .stoppingAtFirstFailure()
     }

@@ -12,6 +12,9 @@ public protocol ClusterFlow {
     static var writesSecrets: Bool { get }
     /// Whether it installs Patroni on hosts, and so needs the Patroni wheel on this machine.
     static var needsPatroniWheel: Bool { get }
+    /// Whether it installs exporters on hosts (with `keel_monitoring`), and so needs the PgBouncer exporter's
+    /// package on this machine where PgBouncer runs; false by default.
+    static var installsExporters: Bool { get }
     /// Whether `--limit`, `--tags` and `--skip-tags` may narrow it; a flow whose plays depend on each other
     /// across hosts (a removal, a restore) must see the whole cluster.
     static var acceptsSelection: Bool { get }
@@ -22,8 +25,8 @@ public protocol ClusterFlow {
     func plan(_ model: ClusterModel) -> String?
     /// What the operator confirms once the plan is shown, before any host changes; none by default.
     var confirmations: [FlowConfirmation] { get }
-    /// The playbook for `model`; `patroniWheel` is empty unless ``needsPatroniWheel``.
-    func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook
+    /// The playbook for `model`, with what it pushes from this machine (``CarriedSoftware``).
+    func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook
     /// For a flow that adds or removes hosts, the hosts whose exporters' targets it takes away (none when it adds):
     /// with `keel_monitoring`, the scrape block is printed after the run. Nil (the default) leaves them as they were.
     func targetsRemoved(_ model: ClusterModel) -> [String]?
@@ -33,6 +36,7 @@ extension ClusterFlow {
     public func check(_ model: ClusterModel) throws(FlowError) {}
     public var confirmations: [FlowConfirmation] { [] }
     public static var acceptsSelection: Bool { false }
+    public static var installsExporters: Bool { false }
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { nil }
 }
 

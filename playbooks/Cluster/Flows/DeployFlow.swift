@@ -8,20 +8,21 @@ public struct DeployFlow: ClusterFlow {
     public static let summary = "Deploy (or converge) the PostgreSQL HA cluster the inventory describes."
     public static let writesSecrets = true
     public static let needsPatroniWheel = true
+    public static let installsExporters = true
     public static let acceptsSelection = true
 
     public init() {}
 
     public func plan(_ model: ClusterModel) -> String? { nil }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             HostPlays.preflight(model)
             HostPlays.common(model)
             EtcdPlays.cluster(model)
             EtcdPlays.restarts(model)
             PostgreSQLPlays.standaloneTakeover(model)
-            PatroniPlays.members(model, wheel: patroniWheel)
+            PatroniPlays.members(model, wheel: software.patroniWheel)
             PgBackRestPlays.setup(model)
             PatroniPlays.primary(model)
             PatroniPlays.dynamicConfig(model)
@@ -32,7 +33,7 @@ public struct DeployFlow: ClusterFlow {
             PatroniPlays.inService(model)
             PgBackRestPlays.firstBackup(model)
             BalancerPlays.balancers(model)
-            MonitoringPlays.exporters(model)
+            MonitoringPlays.exporters(model, carrying: software)
         }
     }
 }

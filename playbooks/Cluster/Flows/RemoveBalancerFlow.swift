@@ -59,7 +59,7 @@ public struct RemoveBalancerFlow: ClusterFlow, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let remaining = remaining(model)
         return Playbook(Self.name, summary: Self.summary, become: true) {
             BalancerPlays.vipHandedOver(model, leaving: hosts)

@@ -99,7 +99,7 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             BalancerPlays.stopped(model)
             PatroniPlays.stopped(model)

@@ -85,7 +85,7 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let remaining = model.without(hosts)
         let leavingMembers = model.databaseHosts.filter(hosts.contains)
         let leavingEtcd = model.etcdHosts.filter(hosts.contains)

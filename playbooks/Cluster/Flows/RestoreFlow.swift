@@ -85,7 +85,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
         }
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let backups = model.backups!
         let marked = model.databaseHosts + (backups.repositoryHost.map { [$0] } ?? [])
         switch mode {

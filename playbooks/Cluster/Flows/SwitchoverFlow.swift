@@ -108,7 +108,7 @@ public struct SwitchoverFlow: ClusterFlow, Sendable {
             """
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             if candidate != leader { PatroniPlays.switchover(model, from: leader, to: candidate) }
         }

@@ -119,7 +119,7 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         return lines.joined(separator: "\n") + "\n\n"
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         Playbook(Self.name, summary: Self.summary, become: true) {
             if !backupUpdates.isEmpty { UpdatePlays.backupUpdated(model, backupUpdates) }
             for host in order {

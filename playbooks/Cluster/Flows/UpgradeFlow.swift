@@ -380,7 +380,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         }
     }
 
-    public func playbook(_ model: ClusterModel, patroniWheel: [UInt8]) -> Playbook {
+    public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let plays = UpgradePlays(plan: plan, model: model, upgraded: upgraded)
         return Playbook(Self.name, summary: Self.summary, become: true) {
             switch mode {

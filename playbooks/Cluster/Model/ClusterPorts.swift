@@ -12,6 +12,7 @@ public enum ClusterPorts {
     /// The exporters Prometheus scrapes (``MonitoringTarget``), at their packages' usual ports.
     public static let nodeExporter = 9100
     public static let postgresExporter = 9187
+    public static let pgbouncerExporter = 9127
     /// HAProxy's own Prometheus endpoint on a balancer (HAProxy's documentation uses 8405).
     public static let haproxyMetrics = 8405
 }

@@ -1,15 +1,16 @@
 import Keel
 
 /// Prometheus exporters on the cluster's hosts, off unless `keel_monitoring: true`: the node exporter on every
-/// host, the PostgreSQL exporter on every member, HAProxy's own endpoint on the balancers; Patroni serves
-/// `/metrics` on its REST API already.
+/// host, the PostgreSQL exporter on every member, the PgBouncer exporter where PgBouncer runs, HAProxy's own
+/// endpoint on the balancers; Patroni serves `/metrics` on its REST API already.
 public struct MonitoringSettings: Sendable {
     /// The account Prometheus gives (HTTP basic auth) to the exporters that check one.
     public var scrapeUser = "prometheus"
     public var scrapePassword: Secret
     /// `scrapePassword`'s bcrypt hash, as the exporters and HAProxy check it (the same on every run).
     public var scrapeHash: Secret
-    /// The PostgreSQL role the PostgreSQL exporter logs in as: `pg_monitor`, nothing more.
+    /// The role the PostgreSQL exporter logs in as (`pg_monitor`, nothing more), and the PgBouncer exporter
+    /// (one of PgBouncer's `stats_users`).
     public var role = "keel_monitoring"
     public var rolePassword: Secret
 

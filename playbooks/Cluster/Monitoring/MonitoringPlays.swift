@@ -5,10 +5,14 @@ enum MonitoringPlays {
     /// The exporters on `hosts` (every host by default) when `keel_monitoring` is true; when it is false, the
     /// exporters Keel installed there (its files mark them) stopped, purged and their files deleted, and nothing
     /// done where Keel installed none.
-    static func exporters(_ model: ClusterModel, on hosts: [String]? = nil) -> Play {
+    static func exporters(_ model: ClusterModel, carrying software: CarriedSoftware, on hosts: [String]? = nil)
+        -> Play
+    {
         Play("monitoring", on: model.pattern(hosts ?? model.allHosts), tags: ["monitoring"]) { host in
             if let settings = model.monitoring {
-                MonitoringRole(host: host, model: model, settings: settings).steps
+                MonitoringRole(
+                    host: host, model: model, settings: settings, pgbouncerExporter: software.pgbouncerExporter
+                ).steps
             } else {
                 removed
             }
@@ -26,7 +30,8 @@ enum MonitoringPlays {
         return Command(
             "systemctl disable --now \(raw: list) 2>/dev/null;"
                 + " DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 \(raw: list)"
-                + " && rm -rf \(MonitoringRole.directory)",
+                + " && rm -rf \(MonitoringRole.directory) \(PgBouncerExporterRole.dropIn) \(PgBouncerExporterRole.packageFile)"
+                + " && systemctl daemon-reload",
             what: "exporters removed (monitoring is off)", unless: "[ ! -e \(MonitoringRole.directory) ]")
     }
 }

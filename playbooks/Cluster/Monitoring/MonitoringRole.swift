@@ -2,15 +2,15 @@ import Foundation
 import Keel
 
 /// The Prometheus exporters on one host, as ``MonitoringSettings`` has them: the node exporter everywhere, the
-/// PostgreSQL exporter on a member. Each listens on the host's own address, serves TLS with the host's certificate
-/// (when the cluster has a CA) and asks for the scrape account's password (the exporters' `--web.config.file`).
-///
-/// No PgBouncer exporter: Debian 12's (prometheus-pgbouncer-exporter 1.7) stops at its first scrape of Debian
-/// 12's PgBouncer 1.18 (`KeyError: 'total_requests'`, a column `SHOW STATS` lost in PgBouncer 1.8).
+/// PostgreSQL exporter on a member, the PgBouncer exporter where PgBouncer runs. Each listens on the host's own
+/// address, serves TLS with the host's certificate (when the cluster has a CA) and asks for the scrape account's
+/// password (the exporters' `--web.config.file`).
 struct MonitoringRole: Role {
     let host: HostContext
     let model: ClusterModel
     let settings: MonitoringSettings
+    /// The PgBouncer exporter's package (``CarriedSoftware/pgbouncerExporter``).
+    let pgbouncerExporter: [UInt8]
 
     /// What Keel writes for the exporters besides the packages' own (and `/etc/default` files); its presence
     /// marks the exporters as Keel's, to remove when monitoring is turned off.
@@ -19,9 +19,13 @@ struct MonitoringRole: Role {
     static let nodeExporter = "prometheus-node-exporter"
     static let postgresExporter = "prometheus-postgres-exporter"
     /// The exporters' packages, all of them.
-    static let exporters = [nodeExporter, postgresExporter]
+    static let exporters = [nodeExporter, postgresExporter, PgBouncerExporterPackage.name]
 
     private var member: Bool { model.databaseHosts.contains(host.name) }
+    /// PgBouncer's settings when it runs on this host.
+    private var pgbouncer: PgBouncerSettings? {
+        model.poolerHosts.contains(host.name) ? model.pgbouncer : nil
+    }
     private var address: String { model.address(of: host.name) }
 
     /// The exporters' packages on this host.
@@ -32,7 +36,9 @@ struct MonitoringRole: Role {
     /// Everything written before the packages, whose services start as they are installed: they start with
     /// Keel's configuration, never on every address without a password.
     var steps: [Step] {
-        let restarts = [Handler.restart(Self.nodeExporter)] + (member ? [.restart(Self.postgresExporter)] : [])
+        let restarts =
+            [Handler.restart(Self.nodeExporter)] + (member ? [.restart(Self.postgresExporter)] : [])
+            + (pgbouncer != nil ? [.restart(PgBouncerExporterRole.service)] : [])
         // The account the packages would make, made first so that their files can be its own.
         User("prometheus", home: "/var/lib/prometheus", shell: "/usr/sbin/nologin")
         Directory(Self.directory, mode: 0o750, owner: "root", group: "prometheus")
@@ -66,6 +72,11 @@ struct MonitoringRole: Role {
                     + arguments(ClusterPorts.postgresExporter, node: false),
                 mode: 0o640, owner: "prometheus", group: "prometheus"
             ).onChange(.restart(Self.postgresExporter))
+        }
+        if let pgbouncer {
+            PgBouncerExporterRole(
+                host: host, model: model, settings: settings, pgbouncer: pgbouncer, package: pgbouncerExporter
+            ).steps
         }
         Package(packages)
         for service in packages {

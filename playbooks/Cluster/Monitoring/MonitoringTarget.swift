@@ -5,13 +5,14 @@ public struct MonitoringTarget: Sendable, Equatable {
     /// What serves the metrics, where, and how a scraper proves who it is.
     public enum Exporter: String, Sendable, CaseIterable {
         /// `vip`: HAProxy's metrics at the VIP, from whichever balancer holds it; down when no balancer does.
-        case node, postgres, patroni, haproxy, vip
+        case node, postgres, pgbouncer, patroni, haproxy, vip
 
         /// The port it listens on.
         var port: Int {
             switch self {
             case .node: ClusterPorts.nodeExporter
             case .postgres: ClusterPorts.postgresExporter
+            case .pgbouncer: ClusterPorts.pgbouncerExporter
             case .patroni: ClusterPorts.patroniAPI
             case .haproxy, .vip: ClusterPorts.haproxyMetrics
             }
@@ -47,6 +48,9 @@ extension ClusterModel {
             if databaseHosts.contains(host) {
                 add(.postgres, on: host, as: "database")
                 add(.patroni, on: host, as: "database")
+            }
+            if pgbouncer != nil, poolerHosts.contains(host) {
+                add(.pgbouncer, on: host, as: role)
             }
             if haproxy != nil, balancerHosts.contains(host) {
                 add(.haproxy, on: host, as: "balancer")

@@ -30,7 +30,8 @@ struct PgBouncerRole: Role {
             values: [
                 "users": .list(
                     ([(model.logins.superuser.name, model.logins.superuser.password)]
-                        + model.users.compactMap { user in user.password.map { (user.name, $0) } })
+                        + model.users.compactMap { user in user.password.map { (user.name, $0) } }
+                        + (model.monitoring.map { [($0.role, $0.rolePassword)] } ?? []))
                         // Each field in double quotes, a quote inside doubled.
                         .map {
                             .map([
@@ -61,6 +62,8 @@ struct PgBouncerRole: Role {
                 "upstream_port": .int(onBalancer ? ClusterPorts.pooledLeader : model.postgresPort),
                 "server_tls": .bool(onBalancer && model.tls != nil),
                 "superuser": .string(model.logins.superuser.name),
+                // The PgBouncer exporter reads the console's SHOW commands as this role (``PgBouncerExporterRole``).
+                "stats_user": .string(model.monitoring?.role ?? ""),
                 "max_client_conn": .int(settings.maxClientConnections),
                 "tls": .bool(model.tls != nil && settings.servesTLS),
                 "client_tls": .string(settings.clientTLS),
