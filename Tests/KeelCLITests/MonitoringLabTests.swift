@@ -140,6 +140,8 @@ extension LabTests {
             _ = try await remote(cluster.path, replica, "systemctl start patroni")
         }
 
+        try await balancerLeavesAndReturns(cluster)
+
         // Off: every exporter Keel installed goes, with its files; HAProxy serves no metrics; then nothing to do.
         try variables.write(toFile: variablesPath, atomically: true, encoding: .utf8)
         let off = try await KeelBinary.run(["deploy", "-i", cluster.path])
@@ -155,5 +157,40 @@ extension LabTests {
         let offAgain = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         let changedOffAgain = try EventStream(path: events).changedPerHost
         #expect(offAgain.status == 0 && changedOffAgain.values.allSatisfy { $0 == 0 }, "\(offAgain)")
+    }
+
+    /// remove-balancer takes h5's exporters away and prints the scrape block without its targets; add-balancer
+    /// installs them again and prints the block with them.
+    private func balancerLeavesAndReturns(_ cluster: LabClusterInventory) async throws {
+        let line = "h5 ansible_host=10.213.0.15\n"
+        let hosts = try String(contentsOfFile: cluster.path, encoding: .utf8)
+        /// The scrape block a flow printed after it ended, and its targets on h5.
+        func block(_ output: String) -> (printed: Bool, onH5: [String]) {
+            guard let start = output.range(of: "The cluster's scrape targets now") else { return (false, []) }
+            let targets = output[start.upperBound...].split(separator: "\n").filter { $0.contains("- targets: [") }
+            return (!targets.isEmpty, targets.filter { $0.contains("10.213.0.15:") }.map(String.init))
+        }
+        let removed = try await KeelBinary.run(["remove-balancer", "-i", cluster.path, "--yes", "h5", "h5"])
+        try #require(removed.status == 0, "\(removed)")
+        let afterRemoval = block(removed.output)
+        #expect(afterRemoval.printed && afterRemoval.onH5.isEmpty, "\(removed.output)")
+        let left = try await remote(
+            cluster.path, "h5",
+            "dpkg-query -W -f '${db:Status-Status} ${Package}\\n' 'prometheus-*' 2>/dev/null | grep '^installed' || true; "
+                + "ls -d /etc/prometheus/keel 2>/dev/null || true")
+        #expect(left.isEmpty, "h5 keeps: \(left)")
+
+        try hosts.replacingOccurrences(of: line, with: "h5 ansible_host=10.213.0.15 new_node=true\n")
+            .write(toFile: cluster.path, atomically: true, encoding: .utf8)
+        let added = try await KeelBinary.run(["add-balancer", "-i", cluster.path])
+        try hosts.write(toFile: cluster.path, atomically: true, encoding: .utf8)
+        try #require(added.status == 0, "\(added)")
+        #expect(
+            block(added.output).onH5.count == 3, "h5's node, PgBouncer and HAProxy targets: \(added.output)")
+        let serving = try await remote(
+            cluster.path, "h5",
+            "for p in 9100 9127 8405; do curl -s -o /dev/null -w '%{http_code}\\n' --cacert /etc/haproxy/cluster-ca.crt "
+                + "https://10.213.0.15:$p/metrics; done")
+        #expect(serving == ["401", "401", "401"], "h5's exporters ask for the password again: \(serving)")
     }
 }
