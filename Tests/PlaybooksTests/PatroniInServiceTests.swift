@@ -20,26 +20,29 @@ struct PatroniInServiceTests {
         return try Shell.capture("/bin/sh", ["-c", command(model)], environment: ["PATH": bin + ":/usr/bin:/bin"])
     }
 
-    /// Whether `inService` holds when `/primary` answers 200 when `primary`, and `/patroni` prints `status`, as a
-    /// member's Patroni would.
-    private func inService(primary: Bool, status: String) throws -> Bool {
+    /// Whether `inService` holds when `/patroni` prints `status`, as a member's Patroni would (any other request
+    /// fails).
+    private func inService(_ status: String) throws -> Bool {
         let cases = """
-                */primary) exit \(primary ? 0 : 22) ;;
                 */patroni) printf '%s\\n' \(shellQuote(status)) ;;
                 *) exit 7 ;;
             """
         return try withCurl(cases) { PatroniAPI($0, member: "10.213.0.12").inService.text }.status == 0
     }
 
-    @Test("the running primary and a streaming replica are; a stopped former primary and a starting replica are not")
+    @Test(
+        "the running primary out of recovery and a streaming replica are; a stopped former primary, a primary still in recovery and a starting replica are not"
+    )
     func states() throws {
-        #expect(try inService(primary: true, status: #"{"state": "running", "role": "primary"}"#))
+        #expect(try inService(#"{"state": "running", "role": "primary", "xlog": {"location": 117737536}}"#))
         #expect(
             try inService(
-                primary: false, status: #"{"state": "running", "role": "replica", "replication_state": "streaming"}"#))
+                #"{"state": "running", "role": "replica", "xlog": {"received_location": 1}, "replication_state": "streaming"}"#
+            ))
         // Patroni names the role the data directory last had while PostgreSQL is down or being rewound.
-        #expect(try !inService(primary: false, status: #"{"state": "stopped", "role": "primary"}"#))
-        #expect(try !inService(primary: false, status: #"{"state": "starting", "role": "replica"}"#))
+        #expect(try !inService(#"{"state": "stopped", "role": "primary"}"#))
+        #expect(try !inService(#"{"state": "running", "role": "primary", "xlog": {"received_location": 1}}"#))
+        #expect(try !inService(#"{"state": "starting", "role": "replica"}"#))
     }
 
     @Test("an answer cut off by a member's timeout is dropped whole: the next member's answer is read alone")

@@ -86,8 +86,11 @@ struct PatroniAPI {
         return get("/cluster") + " | python3 -c \(check) \(member) \(model.patroni.maximumLagOnFailover)"
     }
 
-    /// Succeeds when the member runs as the primary, or as a replica streaming WAL from it. Not `"role": "primary"`
-    /// in `/patroni`: a member whose PostgreSQL is stopped, starting or being rewound names there the role its data
-    /// directory last had, so a former primary rejoining as a replica would pass before it serves.
-    var inService: ShellCommand { "( \(isPrimary) || \(shows("/patroni", #""replication_state": "streaming""#)) )" }
+    /// Succeeds when the member runs as the primary, out of recovery (``acceptsWrites``), or as a replica
+    /// streaming WAL from it: one call. Not `"role": "primary"` in `/patroni`: a member whose PostgreSQL is stopped,
+    /// starting or being rewound names there the role its data directory last had, so a former primary rejoining
+    /// as a replica would pass before it serves.
+    var inService: ShellCommand {
+        shows("/patroni", #""replication_state": "streaming""#, #""xlog": {"location""#)
+    }
 }
