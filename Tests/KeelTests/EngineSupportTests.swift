@@ -15,18 +15,6 @@ struct EngineSupportTests {
         #expect(throws: ResourceError.self) { try batch.split("one\n") }
     }
 
-    @Test("a batch's probes run at once: the first sees what the second does while it waits, and the order holds")
-    func probesAtOnce() async throws {
-        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("keel-flag-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: flag) }
-        let batch = ProbeBatch([
-            "for i in $(seq 100); do [ -e \(flag) ] && { echo saw; exit; }; sleep 0.05; done; echo alone",
-            "touch \(flag); echo made", "",
-        ])
-        let outputs = try batch.split(try await LocalTransport().run(batch.script).stdoutText).map(\.text)
-        #expect(outputs == ["saw", "made", ""])
-    }
-
     @Test(
         "inspected paths are read together: a file with its checksum, a directory, a link never followed, nothing, a name with a newline"
     )

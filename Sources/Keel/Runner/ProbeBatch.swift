@@ -1,10 +1,8 @@
 /// Runs the probes of many resources as one remote script and splits its output back per resource.
 ///
-/// The probes only read, so they run at once, each in its own subshell writing to a file of its own: a play's
-/// probe takes as long as its slowest probe (a Patroni REST call, a `psql`), not as all of them. After each probe's
-/// output, a marker line with a random nonce and its index ends it, so one probe's output can never be mistaken for
-/// another's; the files are printed in probe order. The paths the probes want inspected are read first, all
-/// together (``PathInspection``), and their lines follow each probe's own output.
+/// Each probe runs in its own subshell (an empty one in none); after it, a marker line with a random nonce and its
+/// index ends its output, so one probe's output can never be mistaken for another's. The paths the probes want
+/// inspected are read first, all together (``PathInspection``), and their lines follow each probe's own output.
 struct ProbeBatch {
     let probes: [String]
     /// The path each probe wants inspected, if any, by probe index.
@@ -28,16 +26,10 @@ struct ProbeBatch {
                 PathInspection.script(inspected, separator: "printf '\\n@@keel-\(nonce) stat\\n'")
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
-        guard !probes.isEmpty else { return parts.joined(separator: "\n") }
-        // Each probe's output and marker in its own file of a private directory, removed however the script ends.
-        parts.append("keel_probes=$(mktemp -d) || exit 1; trap 'rm -rf \"$keel_probes\"' EXIT")
         parts += probes.enumerated().map { index, probe in
             let marker = "printf '\\n@@keel-\(nonce) \(index)\\n'"
-            return probe.isEmpty
-                ? "\(marker) >\"$keel_probes/\(index)\""
-                : "{ ( \(probe)\n) </dev/null 2>/dev/null; \(marker); } >\"$keel_probes/\(index)\" &"
+            return probe.isEmpty ? marker : "( \(probe)\n) </dev/null 2>/dev/null; \(marker)"
         }
-        parts.append("wait; cd \"$keel_probes\" && cat \(probes.indices.map(String.init).joined(separator: " "))")
         return parts.joined(separator: "\n")
     }
 
