@@ -99,7 +99,7 @@ struct ClusterFlowOptions: ParsableArguments {
             patroniWheel: Flow.needsPatroniWheel
                 ? try PatroniWheel.load(version: model.patroni.version, digest: model.patroni.wheelDigest) : [],
             pgbouncerExporter: Flow.installsExporters && model.monitoring != nil && model.pgbouncer != nil
-                ? try await PgBouncerExporterPackage.load() : [])
+                ? try PgBouncerExporterPackage.load() : [])
         let playbook = flow.playbook(model, carrying: software)
         try run.checkTags(of: playbook)
         // Under --check nothing is written, the secrets file included.

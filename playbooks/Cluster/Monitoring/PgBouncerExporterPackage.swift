@@ -1,10 +1,6 @@
 import Foundation
 import Keel
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The PgBouncer exporter Keel installs where PgBouncer runs: prometheus-community's pgbouncer_exporter 0.10.2 as
 /// Debian 13 packages it, carried from this machine (``CarriedSoftware``). A static Go program that needs only libc
 /// and postgresql-common (PgBouncer's own dependency), it installs on Debian 12 too, and serves TLS and checks a
@@ -20,23 +16,35 @@ public enum PgBouncerExporterPackage {
     static let url = "https://deb.debian.org/debian/pool/main/p/prometheus-pgbouncer-exporter/" + file
 
     /// The package's bytes, downloaded into `directory` when it does not hold them.
-    public static func load(from directory: String = CarriedSoftware.cacheDirectory) async throws -> [UInt8] {
+    public static func load(from directory: String = CarriedSoftware.cacheDirectory) throws -> [UInt8] {
         let path = (directory as NSString).appendingPathComponent(file)
         if !FileManager.default.fileExists(atPath: path) {
-            try await download(to: path)
+            try download(to: path)
         }
         return try CarriedSoftware.verified(path, digest: digest, what: "the PgBouncer exporter's package")
     }
 
-    private static func download(to path: String) async throws {
-        let failure = ResourceError(
-            "cannot download the PgBouncer exporter's package from \(url); put \(file) into "
-                + "\((path as NSString).deletingLastPathComponent) (or point KEEL_WHEELS at a folder holding it)")
-        guard let (data, response) = try? await URLSession.shared.data(from: URL(string: url)!),
-            (response as? HTTPURLResponse)?.statusCode == 200
-        else { throw failure }
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    /// Downloads with Python's urllib, there for pip already (Foundation's networking would load libcurl into
+    /// every keel run): into a temporary name, renamed once whole.
+    private static func download(to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])",
+            url, path + ".part",
+        ]
+        try python.run()
+        python.waitUntilExit()
+        guard python.terminationStatus == 0,
+            (try? FileManager.default.moveItem(atPath: path + ".part", toPath: path)) != nil
+        else {
+            try? FileManager.default.removeItem(atPath: path + ".part")
+            throw ResourceError(
+                "cannot download the PgBouncer exporter's package from \(url); put \(file) into \(directory) "
+                    + "(or point KEEL_WHEELS at a folder holding it)")
+        }
     }
 }
