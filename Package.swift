@@ -25,7 +25,9 @@ let package = Package(
         .systemLibrary(name: "CLibCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "KeelCore"),
         .target(name: "KeelSSH", dependencies: ["KeelCore", "CLibSSH2"]),
-        .target(name: "Keel", dependencies: ["KeelCore", "KeelSSH", "Yams", "Stencil"]),
+        .target(
+            name: "Keel",
+            dependencies: ["KeelCore", "KeelSSH", "Yams", "Stencil", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Playbooks",
             dependencies: [

@@ -30,7 +30,7 @@ struct EngineSupportTests {
         try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: "/dev/zero")
         let owner = try Shell.run("/usr/bin/id", ["-un"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let group = try Shell.run("/usr/bin/id", ["-gn"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let hello = SHA256.hex(Array("hello\n".utf8))
+        let hello = sha256Hex(Array("hello\n".utf8))
         let batch = ProbeBatch(
             ["echo account=root", "true", "true", "true", "echo own", "true"],
             inspecting: [
@@ -52,12 +52,12 @@ struct EngineSupportTests {
 
     @Test("SHA-256 matches sha256sum")
     func sha256() throws {
-        #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hex(Array("hello\n".utf8)) == "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03")
+        #expect(sha256Hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(sha256Hex(Array("hello\n".utf8)) == "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03")
         let long = Array(String(repeating: "keel ", count: 1000).utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keel-sha-\(UUID().uuidString)").path
         try Data(long).write(to: URL(fileURLWithPath: path))
-        #expect(try Shell.run("/usr/bin/sha256sum", [path]).prefix(64) == SHA256.hex(long).prefix(64))
+        #expect(try Shell.run("/usr/bin/sha256sum", [path]).prefix(64) == sha256Hex(long).prefix(64))
     }
 
     @Test("unified diff shows removed then added lines with context")

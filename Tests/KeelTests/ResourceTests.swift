@@ -18,7 +18,7 @@ struct ResourceTests {
         #expect(changes.map(\.summary) == ["install nginx-light"])
         #expect(
             changes[0].shown[0].contains(
-                "timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 -o Acquire::Retries=3 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold nginx-light"
+                "timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o Acquire::http::Timeout=30 -o Acquire::Retries=3 nginx-light"
             ))
         #expect(changes[0].shown[0].contains("for attempt in 1 2 3; do timeout 120 apt-get update"))
         let removal = try Package("telnet", state: .absent).changes(
@@ -131,7 +131,7 @@ struct ResourceTests {
         let remode = try key.changes(
             from: ProbeOutput(
                 text: postgres
-                    + "kind=file\nmode=644\nowner=postgres\ngroup=root\nsha256=\(SHA256.hex(Array("k\n".utf8)))"),
+                    + "kind=file\nmode=644\nowner=postgres\ngroup=root\nsha256=\(sha256Hex(Array("k\n".utf8)))"),
             on: host)
         #expect(remode.flatMap(\.shown).first?.contains("runuser -u postgres -- sh -c 'chmod 0600") == true)
         // Root cannot be named the owner of a file postgres controls.

@@ -96,7 +96,7 @@ public struct File: Resource {
                 return [Change("owner \(current.owner ?? "?") → \(owner) (a new file)", upload, content: content)]
             }
             let attributes = try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
-            guard current.sha256 != SHA256.hex(wanted) else { return attributes }
+            guard current.sha256 != sha256Hex(wanted) else { return attributes }
             return [Change("contents (\(wanted.count) bytes)", upload, content: content)] + attributes
         }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// SCRAM-SHA-256 password verifiers as PostgreSQL stores them (`rolpassword`), so Keel can tell whether a role
@@ -12,7 +13,7 @@ enum SCRAM {
 
     static func verifier(for password: String, salt: [UInt8], iterations: Int) -> String {
         let salted = pbkdf2(Array(password.utf8), salt: salt, iterations: iterations)
-        let storedKey = SHA256.digest(hmac(salted, Array("Client Key".utf8)))
+        let storedKey = Array(SHA256.hash(data: hmac(salted, Array("Client Key".utf8))))
         let serverKey = hmac(salted, Array("Server Key".utf8))
         return "SCRAM-SHA-256$\(iterations):\(Data(salt).base64EncodedString())$"
             + "\(Data(storedKey).base64EncodedString()):\(Data(serverKey).base64EncodedString())"
@@ -37,10 +38,7 @@ enum SCRAM {
     }
 
     static func hmac(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] {
-        var block = key.count > 64 ? SHA256.digest(key) : key
-        block += [UInt8](repeating: 0, count: 64 - block.count)
-        let inner = SHA256.digest(block.map { $0 ^ 0x36 } + message)
-        return SHA256.digest(block.map { $0 ^ 0x5c } + inner)
+        Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
     }
 
     static func pbkdf2(_ password: [UInt8], salt: [UInt8], iterations: Int) -> [UInt8] {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Keel
 
@@ -27,7 +26,7 @@ public struct CarriedSoftware: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ResourceError("cannot read \(what) at \(path)")
         }
-        let actual = Crypto.SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let actual = sha256Hex(data)
         guard actual == digest.lowercased() else {
             throw ResourceError(
                 "\(what) at \(path) has SHA-256 \(actual), not the pinned \(digest); it is damaged or not the one "

@@ -29,7 +29,7 @@ enum MonitoringPlays {
         let list = MonitoringRole.exporters.joined(separator: " ")
         return Command(
             "systemctl disable --now \(raw: list) 2>/dev/null;"
-                + " DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 \(raw: list)"
+                + " \(AptGet.remove(list, purging: true))"
                 + " && rm -rf \(MonitoringRole.directory) \(PgBouncerExporterRole.dropIn) \(PgBouncerExporterRole.packageFile)"
                 + " && systemctl daemon-reload",
             what: "exporters removed (monitoring is off)", unless: "[ ! -e \(MonitoringRole.directory) ]")

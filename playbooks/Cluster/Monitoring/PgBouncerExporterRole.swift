@@ -39,8 +39,7 @@ struct PgBouncerExporterRole: Role {
         Directory("/var/lib/keel/packages", mode: 0o700)
         File(Self.packageFile, contents: .bytes(package), mode: 0o600)
         Command(
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "
-                + "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \(Self.packageFile)",
+            AptGet.install(Self.packageFile),
             what: "PgBouncer exporter \(PgBouncerExporterPackage.version) installed",
             unless: "[ \"$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' \(Self.service) 2>/dev/null)\" = "
                 + "'\(PgBouncerExporterPackage.version) ii ' ]")

@@ -19,10 +19,7 @@ struct PackagesUpdated: Resource {
         let due = updates.filter { installed[$0.name] != $0.candidate }
         guard !due.isEmpty else { return [] }
         let packages: [ShellCommand] = due.map { "\("\($0.name)=\($0.candidate)")" }
-        let install: ShellCommand =
-            "DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -q --only-upgrade --no-install-recommends "
-            + "-o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-            + packages.joined(separator: " ")
+        let install = AptGet.install("--only-upgrade \(packages.joined(separator: " ").text)")
         return [
             Change(
                 due.map(\.description).joined(separator: ", "),
