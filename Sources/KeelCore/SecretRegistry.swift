@@ -4,17 +4,34 @@ import Synchronization
 /// Every secret value revealed in this process, so that output can be scrubbed of them even where a secret
 /// slipped into text it should not be in (a command line written by a playbook, a program's error output).
 public enum SecretRegistry {
-    private static let values = Mutex<Set<String>>([])
+    /// Each value with its UTF-8 bytes; longest first, so that a secret holding another is masked whole.
+    private static let values = Mutex<[(text: String, bytes: [UInt8])]>([])
 
     static func remember(_ value: String) {
         guard value.count >= 4 else { return }
-        values.withLock { _ = $0.insert(value) }
+        let bytes = Array(value.utf8)
+        values.withLock { values in
+            guard !values.contains(where: { $0.text == value }) else { return }
+            values.insert((value, bytes), at: values.firstIndex { $0.bytes.count < bytes.count } ?? values.endIndex)
+        }
     }
 
     /// `text` with every known secret value replaced by `***`.
     public static func mask(_ text: String) -> String {
         let secrets = values.withLock { $0 }
-        guard !secrets.isEmpty else { return text }
-        return secrets.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+        // Every line of output passes here: looking for the secrets' bytes first leaves most lines as they are.
+        let bytes = Array(text.utf8)
+        guard secrets.contains(where: { occurs($0.bytes, in: bytes) }) else { return text }
+        return secrets.reduce(text) { $0.replacingOccurrences(of: $1.text, with: "***") }
+    }
+
+    private static func occurs(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard let first = needle.first else { return false }
+        var start = bytes.startIndex
+        while let index = bytes[start...].firstIndex(of: first), index + needle.count <= bytes.count {
+            if bytes[index..<index + needle.count].elementsEqual(needle) { return true }
+            start = index + 1
+        }
+        return false
     }
 }

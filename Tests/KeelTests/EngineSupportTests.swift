@@ -134,6 +134,20 @@ struct EnvironmentFileQuoteTests {
     }
 }
 
+@Suite("Output masked of secrets")
+struct SecretMaskTests {
+    @Test("every secret masked, a longer one holding a shorter one whole, in any script; other text unchanged")
+    func masks() {
+        let tag = UUID().uuidString.prefix(8)
+        let short = Secret("pw-\(tag)")
+        let long = Secret("pw-\(tag)-and-more")
+        let accented = Secret("mot-de-passe-é-\(tag)")
+        #expect(SecretRegistry.mask("a \(long.reveal()) b \(short.reveal())") == "a *** b ***")
+        #expect(SecretRegistry.mask("x\(accented.reveal())y") == "x***y")
+        #expect(SecretRegistry.mask("pw-\(tag.dropLast()) é") == "pw-\(tag.dropLast()) é")
+    }
+}
+
 @Suite("The event log")
 struct EventLogTests {
     @Test("a secret holding / \" or \\ is masked in the events file as everywhere else")

@@ -37,9 +37,8 @@ public struct TemplateLibrary: Sendable {
                 location: "\(path):\(line)",
                 message: "variable '\(root)' is not defined for this host; set it in the inventory or group_vars")
         }
-        let environment = Environment(extensions: [Self.formats], trimBehaviour: .smart)
         do {
-            return try environment.renderTemplate(string: template.text, context: context)
+            return try template.parsed.template.render(context)
         } catch let error as TemplateSyntaxError {
             let line = error.token.map { Int($0.sourceMap.location.lineNumber) }
             throw TemplateError(location: line.map { "\(path):\($0)" } ?? path, message: error.reason)
@@ -70,11 +69,22 @@ public struct TemplateLibrary: Sendable {
         return formats
     }
 
-    /// A template's text and the variables it needs, read once per run.
+    /// A template read and tokenized, and the variables it needs: once per run, however many hosts render it.
     private struct Loaded: Sendable {
-        let text: String
+        let parsed: Parsed
         /// Root variable names used in `{{ … }}` without a default, and in `{% for … in … %}`, with their lines.
         let requiredNames: [(String, Int)]
+    }
+
+    /// Stencil's template, its tokens read once. Hosts render it at the same time: rendering reads the tokens and
+    /// builds its own parser and context, and the environment's filters keep no state.
+    private final class Parsed: @unchecked Sendable {
+        let template: Stencil.Template
+
+        init(_ text: String) {
+            template = Stencil.Template(
+                templateString: text, environment: Environment(extensions: [formats], trimBehaviour: .smart))
+        }
     }
 
     private static let cache = Mutex<[String: Loaded]>([:])
@@ -84,7 +94,7 @@ public struct TemplateLibrary: Sendable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw TemplateError(location: path, message: "template not found (templates are read from \(directory))")
         }
-        let loaded = Loaded(text: text, requiredNames: requiredNames(in: text))
+        let loaded = Loaded(parsed: Parsed(text), requiredNames: requiredNames(in: text))
         cache.withLock { $0[path] = loaded }
         return loaded
     }
@@ -100,11 +110,11 @@ public struct TemplateLibrary: Sendable {
             required.append((root, line))
         }
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            for block in matches(#"\{%-?\s*for\s+([\w\s,]+?)\s+in\s+([^\s%]+)"#, in: String(line)) {
+            for block in matches(loopPattern, in: String(line)) {
                 block[0].split(separator: ",").forEach { loopNames.insert($0.trimmingCharacters(in: .whitespaces)) }
                 require(block[1], line: index + 1)
             }
-            for expression in matches(#"\{\{-?\s*(.+?)\s*-?\}\}"#, in: String(line))
+            for expression in matches(expressionPattern, in: String(line))
             where !expression[0].contains("|default") {
                 require(expression[0], line: index + 1)
             }
@@ -112,8 +122,19 @@ public struct TemplateLibrary: Sendable {
         return required
     }
 
-    private static func matches(_ pattern: String, in text: String) -> [[String]] {
-        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+    private static let loopPattern = pattern(#"\{%-?\s*for\s+([\w\s,]+?)\s+in\s+([^\s%]+)"#)
+    private static let expressionPattern = pattern(#"\{\{-?\s*(.+?)\s*-?\}\}"#)
+
+    private static func pattern(_ text: String) -> CompiledPattern {
+        // Constant and valid: a failure here is a mistake in the code above.
+        CompiledPattern(expression: try! NSRegularExpression(pattern: text))
+    }
+
+    /// A compiled expression, used by many threads: NSRegularExpression matches are safe to run concurrently.
+    private struct CompiledPattern: @unchecked Sendable { let expression: NSRegularExpression }
+
+    private static func matches(_ pattern: CompiledPattern, in text: String) -> [[String]] {
+        let regex = pattern.expression
         let range = NSRange(text.startIndex..., in: text)
         return regex.matches(in: text, range: range).map { match in
             (1..<match.numberOfRanges).compactMap { Range(match.range(at: $0), in: text).map { String(text[$0]) } }
