@@ -57,6 +57,12 @@ extension LabTests {
         let inventory = cluster.path
         let deploy = ["deploy", "-i", inventory]
         let secretsFile = cluster.directory + "/.keel-secrets.yml"
+        var clock = ContinuousClock.now
+        /// Prints how long the phase ending now took, for the suite's time budget.
+        func phase(_ name: String) {
+            print("kill-rerun phase \(name): \(ContinuousClock.now - clock)")
+            clock = .now
+        }
 
         // The first deploy, killed as each part begins: etcd configured but not started, Patroni configured but
         // not started, the leader starting, a replica cloning, the first backup running.
@@ -86,6 +92,7 @@ extension LabTests {
         #expect(try String(contentsOfFile: secretsFile, encoding: .utf8) == secrets, "no password rotated")
         let healthy = try await KeelBinary.run(["status", "-i", inventory])
         #expect(healthy.status == 0, "\(healthy)")
+        phase("first deploy killed five times")
 
         // A restart-requiring change under write load, killed as the members begin to apply it.
         _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")
@@ -113,14 +120,18 @@ extension LabTests {
         let noop = try await KeelBinary.run(deploy + ["--events", events])
         let changedNoop = try EventStream(path: events).changedPerHost
         #expect(noop.status == 0 && changedNoop.values.allSatisfy { $0 == 0 }, "\(noop)")
+        phase("parameter change killed")
         // A second writer, through the balancers' PgBouncer: it must never see an error.
         try await startPooledWriter(cluster, on: "h3")
         try await switchovers(cluster, writerHost: "h2")
         try await pooledWriterClean(cluster, "h3", after: "the switchovers")
+        phase("switchovers")
         try await majorUpgrade(cluster, writerHost: "h2", pooledHost: "h3")
         try await pooledWriterClean(cluster, "h3", after: "the upgrade")
+        phase("major upgrade")
         try await updates(cluster, writerHost: "h2")
         try await pooledWriterClean(cluster, "h3", after: "the update")
+        phase("update")
         let pooled = try await stopPooledWriter(cluster, on: "h3")
         print(
             "the writer through PgBouncer (VIP:6432): \(pooled.acknowledged) rows acknowledged, \(pooled.missing) "
@@ -135,5 +146,6 @@ extension LabTests {
         print("the writer: \(rows.acknowledged) rows acknowledged, \(failed.first ?? "?") inserts failed")
         #expect(try String(contentsOfFile: secretsFile, encoding: .utf8) == secrets, "no password rotated")
         try await monitoringOnAndOff(cluster)
+        phase("monitoring")
     }
 }
