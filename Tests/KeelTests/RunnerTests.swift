@@ -74,9 +74,16 @@ struct RunnerTests {
             }
         }
         #expect(
-            lines == [
-                "running alpha command sleep 3", "changed alpha command sleep 3", "changed alpha command true",
-            ], "\(lines)")
+            lines.prefix(2) == ["running alpha command sleep 3", "changed alpha command sleep 3"]
+                && lines.last == "changed alpha command true", "\(lines)")
+        // The quick step is announced only if it really ran past slowStep (a loaded machine may take that long to
+        // start `true`): a notice is never early.
+        let quick = events.all.compactMap { event -> StepReport? in
+            if case .step(let report) = event, report.step == "command true" { report } else { nil }
+        }
+        #expect(
+            lines.count == 3 || (lines.count == 4 && (quick.first?.seconds ?? 0) >= 1.5),
+            "\(lines), the quick step took \(quick.first?.seconds ?? -1) s")
         let console = Mutex("")
         ConsoleReporter(colors: false) { chunk in console.withLock { $0 += chunk } }.report(
             .stepRunning(host: "alpha", play: "slow", step: "command sleep 0.6"))
