@@ -58,9 +58,8 @@ struct PackageManager {
 
     /// Refreshes package lists older than an hour first (and again if a package is not found), and waits for
     /// another apt run to finish (its refresh, or its dpkg). A stalled mirror or proxy must not hang the run: each
-    /// apt call is bounded by `timeout`, and a stalled refresh is tried again. A configuration file already in
-    /// place (written before its package, so that the service never starts on the package's defaults) is kept:
-    /// dpkg would otherwise stop at its question.
+    /// apt call is bounded by `timeout`, and a stalled refresh is tried again. The install itself is
+    /// ``AptGet/install(_:)``'s.
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
@@ -77,23 +76,4 @@ struct PackageManager {
         let list = names.map(shellQuote).joined(separator: " ")
         return isApt ? AptGet.remove(list).text : "dnf remove -y \(list)"
     }
-}
-
-/// How Keel calls `apt-get`, in one place: it asks nothing, waits up to 300 s for another run's dpkg lock, and an
-/// install keeps a configuration file already in place (written before its package, so that the service never
-/// starts on the package's defaults), where dpkg would otherwise stop at its question.
-public enum AptGet {
-    /// Installs `arguments` (packages, `name=version`, a `.deb` file, options such as `--only-upgrade`), within 900 s.
-    public static func install(_ arguments: String) -> ShellCommand {
-        .raw(
-            "\(unattended) timeout 900 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "
-                + "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \(arguments)")
-    }
-
-    /// Removes the packages `list` names, with their configuration files when `purging`.
-    public static func remove(_ list: String, purging: Bool = false) -> ShellCommand {
-        .raw("\(unattended) apt-get \(purging ? "purge" : "remove") -y -q -o DPkg::Lock::Timeout=300 \(list)")
-    }
-
-    private static let unattended = "DEBIAN_FRONTEND=noninteractive"
 }
