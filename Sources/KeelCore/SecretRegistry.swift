@@ -21,17 +21,7 @@ public enum SecretRegistry {
         let secrets = values.withLock { $0 }
         // Every line of output passes here: looking for the secrets' bytes first leaves most lines as they are.
         let bytes = Array(text.utf8)
-        guard secrets.contains(where: { occurs($0.bytes, in: bytes) }) else { return text }
+        guard secrets.contains(where: { bytes.firstRange(of: $0.bytes) != nil }) else { return text }
         return secrets.reduce(text) { $0.replacingOccurrences(of: $1.text, with: "***") }
-    }
-
-    private static func occurs(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
-        guard let first = needle.first else { return false }
-        var start = bytes.startIndex
-        while let index = bytes[start...].firstIndex(of: first), index + needle.count <= bytes.count {
-            if bytes[index..<index + needle.count].elementsEqual(needle) { return true }
-            start = index + 1
-        }
-        return false
     }
 }
