@@ -17,7 +17,9 @@ enum KeelBinary {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["SSH_AUTH_SOCK"] = nil
-        let (status, output) = try await Shell.captureAsync(path, arguments, environment: merged)
+        let (status, output) = try await timed(label(arguments)) {
+            try await Shell.captureAsync(path, arguments, environment: merged)
+        }
         return KeelRun(status: status, output: output)
     }
 
@@ -30,8 +32,23 @@ enum KeelBinary {
         environment["SSH_AUTH_SOCK"] = nil
         environment["NO_COLOR"] = nil
         environment["TERM"] = "xterm"
-        let (status, output) = try await Shell.captureAsync(
-            "/usr/bin/script", ["-qfec", line, "/dev/null"], environment: environment)
+        let (status, output) = try await timed(label(arguments) + " (at a terminal)") {
+            try await Shell.captureAsync("/usr/bin/script", ["-qfec", line, "/dev/null"], environment: environment)
+        }
         return KeelRun(status: status, output: output.replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
+    /// A run's arguments without the files they name (inventories and events files are temporary paths).
+    private static func label(_ arguments: [String]) -> String {
+        var words = ["keel"]
+        var skipNext = false
+        for argument in arguments {
+            defer { skipNext = ["-i", "--events", "--inventory"].contains(argument) }
+            guard !skipNext, !argument.hasPrefix("/"), !["-i", "--events", "--inventory"].contains(argument) else {
+                continue
+            }
+            words.append(argument.count > 60 ? argument.prefix(57) + "…" : argument)
+        }
+        return words.joined(separator: " ")
     }
 }

@@ -20,7 +20,9 @@ public enum Lab {
     /// Runs the lab script with `arguments` (`kill h3`, `start h3`, …) and returns its output.
     @discardableResult
     public static func run(_ arguments: String...) async throws -> String {
-        let (status, output) = try await Shell.captureAsync(script, arguments)
+        let (status, output) = try await timed("lab \(arguments.joined(separator: " "))") {
+            try await Shell.captureAsync(script, arguments)
+        }
         guard status == 0 else {
             throw Shell.ShellError(description: "lab \(arguments.joined(separator: " ")) exited \(status): \(output)")
         }
