@@ -4,6 +4,8 @@
 /// handlers that changed steps named — also when a later step failed, unlike Ansible without `force_handlers`.
 struct HostPlayRun {
     let play: Play
+    /// The play's place in the playbook.
+    let playIndex: Int
     let context: HostContext
     let session: RunState.Session
     let isFirstHost: Bool
@@ -23,7 +25,12 @@ struct HostPlayRun {
         }
         var outputs: [ProbeOutput]
         do {
-            outputs = try await probe(steps)
+            let batch = ProbeBatch(probing: steps, isFirstHost: isFirstHost)
+            if let read = await state.prefetch.outputs(for: batch, play: playIndex, on: host) {
+                outputs = read
+            } else {
+                outputs = try await probe(batch)
+            }
         } catch {
             return await fail(report(named: "probe", .failed, error: "\(error)"))
         }
@@ -141,6 +148,7 @@ struct HostPlayRun {
         var fresh = Array(outputs[index..<index + batch.count])
         do {
             if !changing.isEmpty {
+                await state.prefetch.discard()
                 try await executor(telling: HostExecutor.Findings()).run(actions.command, input: actions.input)
                 fresh = try await probe(members.map(\.0))
             }
@@ -194,6 +202,7 @@ struct HostPlayRun {
         _ step: Step, _ changes: [Change], index: Int, steps: [Step], telling findings: HostExecutor.Findings
     ) async throws -> [ProbeOutput]? {
         guard !changes.isEmpty, !options.check else { return nil }
+        await state.prefetch.discard()
         let (reporter, host, play, slow) = (state.reporter, host, play.name, options.slowStep)
         let notice = Task {
             try await Task.sleep(for: slow)
@@ -223,6 +232,7 @@ struct HostPlayRun {
     }
 
     private func runHandlers(_ handlers: [Handler]) async -> Bool {
+        if !handlers.isEmpty && !options.check { await state.prefetch.discard() }
         for handler in Handler.merged(handlers) {
             if options.check {
                 await state.reporter.report(
@@ -245,11 +255,11 @@ struct HostPlayRun {
     /// Runs the probes of `steps` in one remote invocation; a step that runs once, on another host, is not probed
     /// (its output is empty).
     private func probe(_ steps: [Step]) async throws -> [ProbeOutput] {
-        guard !steps.isEmpty else { return [] }
-        let probed = steps.map { !$0.runOnce || isFirstHost }
-        let batch = ProbeBatch(
-            zip(steps, probed).map { $1 ? $0.resource.probe : "" },
-            inspecting: zip(steps, probed).map { $1 ? $0.resource.inspects : nil })
+        try await probe(ProbeBatch(probing: steps, isFirstHost: isFirstHost))
+    }
+
+    private func probe(_ batch: ProbeBatch) async throws -> [ProbeOutput] {
+        guard !batch.probes.isEmpty else { return [] }
         // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
         let result = try await session.transport.run(
             "/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))

@@ -3,7 +3,7 @@
 /// Each probe runs in its own subshell (an empty one in none); after it, a marker line with a random nonce and its
 /// index ends its output, so one probe's output can never be mistaken for another's. The paths the probes want
 /// inspected are read first, all together (``PathInspection``), and their lines follow each probe's own output.
-struct ProbeBatch {
+struct ProbeBatch: Sendable {
     let probes: [String]
     /// The path each probe wants inspected, if any, by probe index.
     let inspections: [PathInspection?]
@@ -16,6 +16,19 @@ struct ProbeBatch {
         self.probes = probes
         self.inspections = inspections
         self.nonce = nonce
+    }
+
+    /// The probes of `steps`; a step that runs once, on another host than this one, is not probed (an empty probe).
+    init(probing steps: [Step], isFirstHost: Bool) {
+        let probed = steps.map { !$0.runOnce || isFirstHost }
+        self.init(
+            zip(steps, probed).map { $1 ? $0.resource.probe : "" },
+            inspecting: zip(steps, probed).map { $1 ? $0.resource.inspects : nil })
+    }
+
+    /// ``inspections`` with one entry for each probe (nil where none was given).
+    var paddedInspections: [PathInspection?] {
+        inspections + Array(repeating: nil, count: max(0, probes.count - inspections.count))
     }
 
     var script: String {

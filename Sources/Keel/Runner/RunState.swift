@@ -17,6 +17,8 @@ actor RunState {
     /// Hosts with a planned change (under --check) that later steps' probes cannot see yet.
     private(set) var planningAhead: Set<String> = []
     private var recap = Recap()
+    /// The later plays' probes, read ahead while nothing has changed.
+    let prefetch = ProbePrefetch()
 
     init(
         targets: [String: HostTarget], connector: @escaping Runner.Connector, reporter: any Reporter, checkMode: Bool,
@@ -93,6 +95,7 @@ actor RunState {
     }
 
     func finish(seconds: Double) async -> Recap {
+        await prefetch.discard()
         for session in sessions.values { await session.transport.close() }
         recap.seconds = seconds
         recap.checkMode = checkMode

@@ -5,7 +5,8 @@ import KeelSSH
 ///
 /// Each host gets one connection for the whole run and one round trip for its facts. Per play, the probes of all
 /// its steps go in one round trip; after a step changes something, the remaining steps are probed again (that
-/// probe also verifies the step converged).
+/// probe also verifies the step converged). The later plays' probes are read ahead while the first play runs, and
+/// taken as long as nothing has changed (``ProbePrefetch``).
 public struct Runner: Sendable {
     public typealias Connector = HostConnector
 
@@ -43,7 +44,7 @@ public struct Runner: Sendable {
         }
         let state = RunState(
             targets: targets, connector: connector, reporter: reporter, checkMode: options.check, facts: knownFacts)
-        playLoop: for (play, candidates) in zip(playbook.plays, playHosts) {
+        playLoop: for (index, (play, candidates)) in zip(playbook.plays, playHosts).enumerated() {
             if options.stopRequested {
                 await state.interrupted()
                 break
@@ -55,6 +56,9 @@ public struct Runner: Sendable {
             let reached = await hosts.concurrentMap(limit: options.forks) { await state.session(for: $0) != nil }
             if play.anyErrorsFatal && reached.contains(false) { break playLoop }
             let peers = await state.facts()
+            if index == 0 {
+                await readAhead(playbook.plays, playHosts, connected: hosts, peers: peers, state: state)
+            }
             let batchSize = max(1, play.serial ?? hosts.count)
             for batchStart in stride(from: 0, to: hosts.count, by: batchSize) {
                 if options.stopRequested {
@@ -62,23 +66,46 @@ public struct Runner: Sendable {
                     break playLoop
                 }
                 let batch = Array(hosts[batchStart..<min(hosts.count, batchStart + batchSize)])
-                let failures = await runBatch(batch, play: play, firstHost: hosts.first, peers: peers, state: state)
+                let failures = await runBatch(
+                    batch, play: play, index: index, firstHost: hosts.first, peers: peers, state: state)
                 if play.anyErrorsFatal && failures > 0 { break playLoop }
             }
         }
         return await state.finish(seconds: (ContinuousClock.now - start).seconds)
     }
 
+    /// Starts reading the probes of every later play on each `connected` host, as it will plan them (see
+    /// ``ProbePrefetch``).
+    private func readAhead(
+        _ plays: [Play], _ playHosts: [[String]], connected: [String], peers: [String: Facts], state: RunState
+    ) async {
+        for host in connected {
+            guard let session = await state.session(for: host) else { continue }
+            let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
+            var plans: [ProbePrefetch.Plan] = []
+            for (index, (play, hosts)) in zip(plays, playHosts).enumerated().dropFirst() where hosts.contains(host) {
+                guard let steps = try? play.body(context).filter({ options.selects(play.tags.union($0.tags)) }) else {
+                    continue
+                }
+                plans.append(
+                    ProbePrefetch.Plan(
+                        play: index, batch: ProbeBatch(probing: steps, isFirstHost: host == hosts.first),
+                        become: play.become ? session.target.privileged : nil))
+            }
+            await state.prefetch.start(plans, on: host, through: session.transport)
+        }
+    }
+
     /// Runs `play` on `hosts`, at most `forks` at once; returns how many hosts failed.
-    private func runBatch(_ hosts: [String], play: Play, firstHost: String?, peers: [String: Facts], state: RunState)
-        async -> Int
-    {
+    private func runBatch(
+        _ hosts: [String], play: Play, index: Int, firstHost: String?, peers: [String: Facts], state: RunState
+    ) async -> Int {
         let succeeded = await hosts.concurrentMap(limit: options.forks) { [inventory, options] host in
             guard let session = await state.session(for: host) else { return false }
             let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
             let run = HostPlayRun(
-                play: play, context: context, session: session, isFirstHost: host == firstHost, options: options,
-                state: state)
+                play: play, playIndex: index, context: context, session: session, isFirstHost: host == firstHost,
+                options: options, state: state)
             return await run.run()
         }
         return succeeded.filter { !$0 }.count

@@ -1,0 +1,78 @@
+import Foundation
+import KeelTestSupport
+import Synchronization
+import Testing
+
+@testable import Keel
+
+extension RunnerTests {
+    /// Three plays: a file, its copy made only while it differs, and a file of its own.
+    func chained() -> Playbook {
+        let root = root
+        return Playbook("chained", summary: "") {
+            Play("source", on: "all") { host in
+                File("\(root)/\(host.name).source", content: "v1\n", owner: nil, group: nil)
+            }
+            Play("copy", on: "all") { host in
+                Command(
+                    "cp \(root)/\(host.name).source \(root)/\(host.name).copy",
+                    unless: "cmp -s \(root)/\(host.name).source \(root)/\(host.name).copy")
+            }
+            Play("last", on: "all") { host in
+                File("\(root)/\(host.name).last", content: "last\n", owner: nil, group: nil)
+            }
+        }
+    }
+
+    /// Runs `playbook` through local transports that count the round trips each host's connection makes.
+    func counted(_ playbook: Playbook) async throws -> (Recap, roundTrips: [String: Int]) {
+        let trips = TripCounter()
+        let runner = Runner(inventory: inventory, options: RunOptions(), reporter: CollectingReporter()) { target in
+            CountingTransport(name: target.name, trips: trips)
+        }
+        let recap = try await runner.run(playbook)
+        return (recap, trips.counts.withLock { $0 })
+    }
+
+    @Test(
+        "a run that changes nothing reads the later plays' probes ahead: facts, the first play and one more round trip per host; once anything changes, each later play probes afresh"
+    )
+    func readAhead() async throws {
+        let (first, _) = try await counted(chained())
+        #expect(first.totalChanged == 6)
+
+        let (noop, trips) = try await counted(chained())
+        #expect(noop.totalChanged == 0)
+        #expect(trips == ["alpha": 3, "beta": 3], "facts, play 1's probe, the others' read ahead")
+
+        // A hand edit of the first play's file: the copy made by the next play must see the file as corrected, not
+        // as it was read ahead (it would then look in step and stay stale).
+        try "tampered\n".write(toFile: "\(root)/alpha.source", atomically: true, encoding: .utf8)
+        try "tampered\n".write(toFile: "\(root)/alpha.copy", atomically: true, encoding: .utf8)
+        let (fixed, _) = try await counted(chained())
+        #expect(fixed.hosts["alpha"]?.changed == 2 && fixed.hosts["beta"]?.changed == 0)
+        #expect(read("alpha.copy") == "v1\n")
+    }
+}
+
+/// A local transport counting its commands under the host's name.
+private struct CountingTransport: Transport {
+    let name: String
+    let trips: TripCounter
+
+    func run(
+        _ command: String, input: [UInt8], become: Become?, timeout: Duration?, outputLimit: Int,
+        observe: OutputObserver?
+    ) async throws -> ExecResult {
+        trips.counts.withLock { $0[name, default: 0] += 1 }
+        return try await LocalTransport().run(
+            command, input: input, become: become, timeout: timeout, outputLimit: outputLimit, observe: observe)
+    }
+
+    func close() async {}
+}
+
+/// Commands counted by host name.
+private final class TripCounter: Sendable {
+    let counts = Mutex<[String: Int]>([:])
+}
