@@ -26,11 +26,15 @@ actor ProbePrefetch {
     private var planned: [String: Set<Int>] = [:]
     private var discarded = false
 
-    /// Starts reading `plans` on `host` through `transport`: one round trip for the plays run as each user.
-    func start(_ plans: [Plan], on host: String, through transport: any Transport) {
-        guard !discarded, !plans.isEmpty else { return }
-        planned[host] = Set(plans.map(\.play))
-        reads[host] = Task {
+    /// Starts reading on `host` through `transport` what the plays `plays` (by index) will probe, as `plan`
+    /// foresees it (in the background: it renders their templates): one round trip for the plays run as each user.
+    func start(
+        plays: Set<Int>, on host: String, through transport: any Transport, plan: @escaping @Sendable () -> [Plan]
+    ) {
+        guard !discarded, !plays.isEmpty else { return }
+        planned[host] = plays
+        reads[host] = Task.detached {
+            let plans = plan()
             var reads: [Int: Read] = [:]
             for become in Set(plans.map(\.become)) {
                 let group = plans.filter { $0.become == become }

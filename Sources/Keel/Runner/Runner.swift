@@ -82,17 +82,19 @@ public struct Runner: Sendable {
         for host in connected {
             guard let session = await state.session(for: host) else { continue }
             let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
-            var plans: [ProbePrefetch.Plan] = []
-            for (index, (play, hosts)) in zip(plays, playHosts).enumerated().dropFirst() where hosts.contains(host) {
-                guard let steps = try? play.body(context).filter({ options.selects(play.tags.union($0.tags)) }) else {
-                    continue
-                }
-                plans.append(
-                    ProbePrefetch.Plan(
+            let later = zip(plays, playHosts).enumerated().dropFirst().filter { $0.element.1.contains(host) }
+            await state.prefetch.start(
+                plays: Set(later.map(\.offset)), on: host, through: session.transport
+            ) { [options] in
+                later.compactMap { index, element in
+                    let (play, hosts) = element
+                    guard let steps = try? play.body(context).filter({ options.selects(play.tags.union($0.tags)) })
+                    else { return nil }
+                    return ProbePrefetch.Plan(
                         play: index, batch: ProbeBatch(probing: steps, isFirstHost: host == hosts.first),
-                        become: play.become ? session.target.privileged : nil))
+                        become: play.become ? session.target.privileged : nil)
+                }
             }
-            await state.prefetch.start(plans, on: host, through: session.transport)
         }
     }
 
