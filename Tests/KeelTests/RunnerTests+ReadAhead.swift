@@ -55,6 +55,37 @@ extension RunnerTests {
     }
 }
 
+extension RunnerTests {
+    @Test("what was read ahead is taken only when it shows the play converged: a step it would fail is probed afresh")
+    func readAheadFailureProbedAgain() async throws {
+        let ready = "\(root)/ready"
+        let playbook = Playbook("late", summary: "") {
+            Play("a moment", on: "alpha") { _ in Command("true", unless: "sleep 1.5") }
+            Play("needs it", on: "alpha") { _ in RequiresReady(path: ready) }
+        }
+        // Ready after the read-ahead, before the second play starts: nothing the run applies makes it so.
+        let maker = Task {
+            try await Task.sleep(for: .milliseconds(500))
+            try "ready".write(toFile: ready, atomically: true, encoding: .utf8)
+        }
+        let (recap, events) = try await run(playbook)
+        try await maker.value
+        #expect(recap.hosts["alpha"] == Recap.Counts(ok: 2), "\(events.all)")
+    }
+}
+
+/// Fails its host unless the file at `path` holds `ready`; changes nothing.
+private struct RequiresReady: Resource {
+    let path: String
+    var description: String { "requires \(path)" }
+    var probe: String { "cat \(path) 2>/dev/null" }
+    func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
+        guard output.text == "ready" else { throw ResourceError("\(path) is not ready") }
+        return []
+    }
+    func apply(_ changes: [Change], on host: HostExecutor) async throws {}
+}
+
 /// A local transport counting its commands under the host's name.
 private struct CountingTransport: Transport {
     let name: String

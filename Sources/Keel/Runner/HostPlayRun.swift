@@ -26,7 +26,9 @@ struct HostPlayRun {
         var outputs: [ProbeOutput]
         do {
             let batch = ProbeBatch(probing: steps, isFirstHost: isFirstHost)
-            if let read = await state.prefetch.outputs(for: batch, play: playIndex, on: host) {
+            if let read = await state.prefetch.outputs(for: batch, play: playIndex, on: host),
+                converged(steps, read)
+            {
                 outputs = read
             } else {
                 outputs = try await probe(batch)
@@ -106,6 +108,14 @@ struct HostPlayRun {
             }
         }
         return await runHandlers(notified)
+    }
+
+    /// Whether `outputs` show every step this host runs converged. Only then are outputs read ahead taken: a step
+    /// they would have change or fail is planned on what the host shows now, at the play's start, as without them.
+    private func converged(_ steps: [Step], _ outputs: [ProbeOutput]) -> Bool {
+        zip(steps, outputs).allSatisfy { step, output in
+            (step.runOnce && !isFirstHost) || (try? step.resource.changes(from: output, on: context))?.isEmpty == true
+        }
     }
 
     /// Records `report` and marks the host failed; returns false, for the caller to return.
