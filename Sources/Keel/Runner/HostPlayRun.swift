@@ -110,8 +110,8 @@ struct HostPlayRun {
         return await runHandlers(notified)
     }
 
-    /// Whether `outputs` show every step this host runs converged. Only then are outputs read ahead taken: a step
-    /// they would have change or fail is planned on what the host shows now, at the play's start, as without them.
+    /// Whether `outputs` show every step this host runs converged. Only then are outputs read ahead taken: a play
+    /// they show with something to do, or a step that would fail on them, is planned on a probe made at its start.
     private func converged(_ steps: [Step], _ outputs: [ProbeOutput]) -> Bool {
         zip(steps, outputs).allSatisfy { step, output in
             (step.runOnce && !isFirstHost) || (try? step.resource.changes(from: output, on: context))?.isEmpty == true

@@ -3,9 +3,9 @@ import KeelCore
 /// The probes of a run's later plays, read on each host in one round trip while the first play runs: a run that
 /// changes nothing then probes each host twice, not once per play.
 ///
-/// What was read ahead stands only while nothing has been applied anywhere in the run. The first change, wait or
-/// handler any host applies discards it all (and ends reads still running), and every later play probes its hosts
-/// as it starts, as without it. A play takes what was read for it only when its steps probe exactly that — the same
+/// What was read ahead stands only while nothing has been applied anywhere in the run. The first change, wait that
+/// has to wait, or handler on any host discards it all (and ends reads still running), and every later play probes
+/// its hosts as it starts, as without it. A play takes what was read for it only when its steps probe exactly that — the same
 /// probes and paths, in the same order — and it shows each of them converged: a play that plans differently than
 /// foreseen, or that has something to do (or a step it would fail, such as a server still starting when read), is
 /// probed afresh at its start.
