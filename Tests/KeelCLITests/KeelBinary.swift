@@ -40,13 +40,12 @@ enum KeelBinary {
 
     /// A run's arguments without the files they name (inventories and events files are temporary paths).
     private static func label(_ arguments: [String]) -> String {
+        let namingFiles: Set = ["-i", "--events", "--inventory"]
         var words = ["keel"]
         var skipNext = false
         for argument in arguments {
-            defer { skipNext = ["-i", "--events", "--inventory"].contains(argument) }
-            guard !skipNext, !argument.hasPrefix("/"), !["-i", "--events", "--inventory"].contains(argument) else {
-                continue
-            }
+            defer { skipNext = namingFiles.contains(argument) }
+            guard !skipNext, !argument.hasPrefix("/"), !namingFiles.contains(argument) else { continue }
             words.append(argument.count > 60 ? argument.prefix(57) + "…" : argument)
         }
         return words.joined(separator: " ")
