@@ -77,12 +77,14 @@ struct ExecTests {
             let connection = try await server.connect()
             let heard = Mutex<[UInt8]>([])
             let task = Task {
-                try await connection.run("echo first; echo second >&2; sleep 3; echo third") { chunk in
+                try await connection.run("echo first; echo second >&2; sleep 8; echo third") { chunk in
                     heard.withLock { $0 += chunk }
                 }
             }
+            // The command sleeps long enough that a busy machine (the suite runs tests side by side) does not
+            // let "third" arrive before the loop looks.
             var early = ""
-            for _ in 0..<40 where !early.contains("second") {
+            for _ in 0..<100 where !early.contains("second") {
                 try await Task.sleep(for: .milliseconds(50))
                 early = heard.withLock { String(decoding: $0, as: UTF8.self) }
             }

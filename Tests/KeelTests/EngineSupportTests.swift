@@ -15,6 +15,17 @@ struct EngineSupportTests {
         #expect(throws: ResourceError.self) { try batch.split("one\n") }
     }
 
+    @Test("probes run side by side, their outputs still split back in probe order")
+    func probesSideBySide() async throws {
+        let mark = FileManager.default.temporaryDirectory.appendingPathComponent("keel-lane-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: mark) }
+        // The first probe waits (up to 5 s) for a file the second makes: run one after the other, it never sees it.
+        let waits = "for i in $(seq 50); do [ -e \(mark) ] && break; sleep 0.1; done; [ -e \(mark) ] && echo saw it"
+        let batch = ProbeBatch([waits, "touch \(mark); echo made it", "", "echo three", "echo four", "echo five"])
+        let outputs = try batch.split(try await LocalTransport().run(batch.script).stdoutText)
+        #expect(outputs.map(\.text) == ["saw it", "made it", "", "three", "four", "five"])
+    }
+
     @Test(
         "inspected paths are read together: a file with its checksum, a directory, a link never followed, nothing, a name with a newline"
     )

@@ -2,7 +2,8 @@
 ///
 /// The engine asks a resource three things, in order, and never lets the first two change anything:
 /// 1. ``probe`` — a read-only shell snippet whose output describes the current state. The engine runs the probes
-///    of consecutive resources together, in one remote invocation;
+///    of consecutive resources together, in one remote invocation, several at once: a probe never depends on
+///    another;
 /// 2. ``changes(from:on:)`` — pure: the differences between that output and what is wanted. Empty means
 ///    converged; `--check` stops here and prints them;
 /// 3. ``apply(_:on:)`` — makes the changes through a ``HostExecutor``, the only mutating handle: by default it

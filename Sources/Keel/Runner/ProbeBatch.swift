@@ -1,13 +1,17 @@
 /// Runs the probes of many resources as one remote script and splits its output back per resource.
 ///
-/// Each probe runs in its own subshell (an empty one in none); after it, a marker line with a random nonce and its
-/// index ends its output, so one probe's output can never be mistaken for another's. The paths the probes want
-/// inspected are read first, all together (``PathInspection``), and their lines follow each probe's own output.
+/// The paths the probes want inspected are read first, all together (``PathInspection``). The probes then run
+/// side by side in ``lanes`` (a member's probes wait mostly on its services: Patroni's REST API, `psql`), each in
+/// its own subshell writing to a file of its own, ended by a marker line with a random nonce and its index, so one
+/// probe's output can never be mistaken for another's; one `cat` then prints them in probe order. Each output is
+/// followed by the lines of its inspection.
 struct ProbeBatch: Sendable {
     let probes: [String]
     /// The path each probe wants inspected, if any, by probe index.
     let inspections: [PathInspection?]
     let nonce: String
+    /// How many probes run at once: enough to overlap their waits, few enough for a small host.
+    static let lanes = 4
 
     init(
         _ probes: [String], inspecting inspections: [PathInspection?] = [],
@@ -39,10 +43,20 @@ struct ProbeBatch: Sendable {
                 PathInspection.script(inspected, separator: "printf '\\n@@keel-\(nonce) stat\\n'")
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
-        parts += probes.enumerated().map { index, probe in
-            let marker = "printf '\\n@@keel-\(nonce) \(index)\\n'"
-            return probe.isEmpty ? marker : "( \(probe)\n) </dev/null 2>/dev/null; \(marker)"
+        guard !probes.isEmpty else { return parts.joined(separator: "\n") }
+        let marker = { (index: Int) in "printf '\\n@@keel-\(nonce) \(index)\\n' >>\"$outputs/\(index)\"" }
+        parts.append(#"outputs=$(mktemp -d) || exit 1; trap 'rm -rf "$outputs"' EXIT"#)
+        let run = probes.indices.filter { !probes[$0].isEmpty }
+        parts += probes.indices.filter { probes[$0].isEmpty }.map(marker)
+        for lane in 0..<min(Self.lanes, run.count) {
+            let probed = stride(from: lane, to: run.count, by: Self.lanes).map { run[$0] }
+            parts.append(
+                "(\n"
+                    + probed.map { "( \(probes[$0])\n) </dev/null >\"$outputs/\($0)\" 2>/dev/null; \(marker($0))" }
+                    .joined(separator: "\n") + "\n) &")
         }
+        // One `cat` for them all, in probe order: a probe cut short leaves no marker, which ``split(_:)`` finds.
+        parts.append("wait; cd \"$outputs\" && cat -- \(probes.indices.map(String.init).joined(separator: " "))")
         return parts.joined(separator: "\n")
     }
 
