@@ -43,10 +43,17 @@ struct ProbeBatch: Sendable {
                 PathInspection.script(inspected, separator: "printf '\\n@@keel-\(nonce) stat\\n'")
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
-        guard !probes.isEmpty else { return parts.joined(separator: "\n") }
+        let run = probes.indices.filter { !probes[$0].isEmpty }
+        // One probe, or none, runs as it is: no files, no lanes.
+        guard run.count > 1 else {
+            parts += probes.enumerated().map { index, probe in
+                let marker = "printf '\\n@@keel-\(nonce) \(index)\\n'"
+                return probe.isEmpty ? marker : "( \(probe)\n) </dev/null 2>/dev/null; \(marker)"
+            }
+            return parts.joined(separator: "\n")
+        }
         let marker = { (index: Int) in "printf '\\n@@keel-\(nonce) \(index)\\n' >>\"$outputs/\(index)\"" }
         parts.append(#"outputs=$(mktemp -d) || exit 1; trap 'rm -rf "$outputs"' EXIT"#)
-        let run = probes.indices.filter { !probes[$0].isEmpty }
         parts += probes.indices.filter { probes[$0].isEmpty }.map(marker)
         for lane in 0..<min(Self.lanes, run.count) {
             let probed = stride(from: lane, to: run.count, by: Self.lanes).map { run[$0] }
