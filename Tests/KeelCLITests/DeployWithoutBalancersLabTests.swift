@@ -65,8 +65,9 @@ extension LabTests {
             else { return nil }
             return Int(seconds)
         }
+        // A live line starts at 0 s: one that shows 4 s or more was redrawn as it ran (ci10: its longest step, 5 s).
         #expect(
-            deploy.output.contains("\u{1B}[J") && (live.max() ?? 0) > 6 && screen.contains("\nRECAP\n"),
+            deploy.output.contains("\u{1B}[J") && (live.max() ?? 0) > 3 && screen.contains("\nRECAP\n"),
             "live lines counting up (seconds: \(live)), erased and redrawn: \(deploy)")
         for host in ["h1", "h2", "h3"] {
             let running = try await sql(cluster.path, host, "SHOW server_version_num")

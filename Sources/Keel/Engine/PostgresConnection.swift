@@ -27,16 +27,23 @@ public struct PostgresConnection: Sendable, Hashable {
 
     /// A probe snippet: `sql` through psql, after a line saying whether the server is a standby, in one session.
     /// When that fails (the server down, the database not made yet), a second psql to the `postgres` database tells
-    /// a standby (always converged) from a server that does not answer. The SQL is one shell-quoted word for the
-    /// `printf` builtin, whatever names it holds.
+    /// a standby (always converged) from a server that does not answer; a standby that refuses connections until
+    /// its replay reaches a consistent state (just after a rewind) is told by the `standby.signal` in the data
+    /// directory its socket's lock file names. The SQL is one shell-quoted word for the `printf` builtin, whatever
+    /// names it holds.
     func probe(_ sql: String, database: String? = nil) -> String {
         let standby = "SELECT CASE WHEN pg_is_in_recovery() THEN '@@standby' ELSE '@@primary' END;"
         return """
             rows=$(\(run(standby + "\n" + sql, database: database))) && { printf '%s\\n' "$rows"; exit 0; }
             recovery=$(echo 'SELECT pg_is_in_recovery();' | \(psql(database: "postgres"))) && [ "$recovery" = t ] \\
-                && echo '@@standby' || echo '@@unreachable'
+                && { echo '@@standby'; exit 0; }
+            data=$(sed -n 2p \(Self.socketLock(port)) 2>/dev/null)
+            [ -n "$data" ] && [ -e "$data/standby.signal" ] && echo '@@standby' || echo '@@unreachable'
             """
     }
+
+    /// The lock file of the server's socket in Debian's socket directory: its second line is the data directory.
+    static func socketLock(_ port: Int) -> String { "/var/run/postgresql/.s.PGSQL.\(port).lock" }
 
     /// The probe's rows split into fields, or nil on a standby: roles, databases and extensions are created on
     /// the primary and reach standbys through replication, so a standby is always converged.
