@@ -47,25 +47,27 @@ struct ProbeBatch: Sendable {
         // One probe, or none, runs as it is: no files, no lanes.
         guard run.count > 1 else {
             parts += probes.enumerated().map { index, probe in
-                let marker = "printf '\\n@@keel-\(nonce) \(index)\\n'"
-                return probe.isEmpty ? marker : "( \(probe)\n) </dev/null 2>/dev/null; \(marker)"
+                probe.isEmpty ? marker(index) : "( \(probe)\n) </dev/null 2>/dev/null; \(marker(index))"
             }
             return parts.joined(separator: "\n")
         }
-        let marker = { (index: Int) in "printf '\\n@@keel-\(nonce) \(index)\\n' >>\"$outputs/\(index)\"" }
+        let ended = { (index: Int) in "\(marker(index)) >>\"$outputs/\(index)\"" }
         parts.append(#"outputs=$(mktemp -d) || exit 1; trap 'rm -rf "$outputs"' EXIT"#)
-        parts += probes.indices.filter { probes[$0].isEmpty }.map(marker)
+        parts += probes.indices.filter { probes[$0].isEmpty }.map(ended)
         for lane in 0..<min(Self.lanes, run.count) {
             let probed = stride(from: lane, to: run.count, by: Self.lanes).map { run[$0] }
             parts.append(
                 "(\n"
-                    + probed.map { "( \(probes[$0])\n) </dev/null >\"$outputs/\($0)\" 2>/dev/null; \(marker($0))" }
+                    + probed.map { "( \(probes[$0])\n) </dev/null >\"$outputs/\($0)\" 2>/dev/null; \(ended($0))" }
                     .joined(separator: "\n") + "\n) &")
         }
         // One `cat` for them all, in probe order: a probe cut short leaves no marker, which ``split(_:)`` finds.
         parts.append("wait; cd \"$outputs\" && cat -- \(probes.indices.map(String.init).joined(separator: " "))")
         return parts.joined(separator: "\n")
     }
+
+    /// The command printing the line that ends probe `index`'s output.
+    private func marker(_ index: Int) -> String { "printf '\\n@@keel-\(nonce) \(index)\\n'" }
 
     /// The outputs, in probe order, each followed by the lines of its inspection.
     /// - Throws: when a marker is missing (the script was cut short).
