@@ -47,9 +47,22 @@ extension LabTests {
         #expect(unchanged.timeline == before.timeline && unchanged.leader == before.leader, "nothing stopped")
 
         // Killed (SIGKILL) once Patroni stopped on the leader, before any data is replaced, then abandoned: Patroni
-        // runs again on every member, on the data it had (the later table there, the marks dropped).
+        // runs again on every member, on the data it had (the later table there, the marks dropped). The leader's
+        // PgBouncer takes 20 s to stop (it stops after Patroni in the same step), so that the kill lands there
+        // and not a moment too late, when the next step has begun replacing the data and abandoning is refused.
         let toTarget = restore + ["--target-time", target, "--confirm", "lab"]
-        let stoppedKill = try await deployKilled(after: "restore: WAL archived", on: before.leader, toTarget)
+        let dropIns = "/etc/systemd/system/pgbouncer.service.d"
+        let slowStop = dropIns + "/keel-test-slow-stop.conf"
+        _ = try await remote(
+            inventory, before.leader,
+            "mkdir -p \(dropIns) && printf '[Service]\\nExecStopPost=/bin/sleep 20\\n' > \(slowStop) "
+                + "&& systemctl daemon-reload")
+        let stoppedKill = try await deployKilled(toTarget) { [self] events in
+            guard events.contains(#""play":"patroni stopped on the leader""#) else { return false }
+            let patroni = try await remote(inventory, before.leader, "systemctl is-active patroni || true")
+            return patroni == ["inactive"] || patroni == ["failed"]
+        }
+        _ = try await remote(inventory, before.leader, "rm \(slowStop) && systemctl daemon-reload")
         #expect(stoppedKill == nil, "the restore ended before it was killed:\n\(stoppedKill ?? "")")
         let abandoned = try await KeelBinary.run(restore + ["--abandon", "--confirm", "lab"])
         #expect(

@@ -7,7 +7,7 @@ extension LabTests {
     /// Starts `keel ARGUMENTS --events FILE` (`events`, or a file of its own) and kills it (SIGKILL) as soon as
     /// `reached` says so (it reads the events file); returns nil when that came before keel ended on its own, else
     /// keel's output.
-    private func deployKilled(
+    func deployKilled(
         _ arguments: [String], events: String? = nil, when reached: (String) async throws -> Bool
     ) async throws -> String? {
         let events =

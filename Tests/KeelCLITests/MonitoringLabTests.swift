@@ -71,7 +71,7 @@ extension LabTests {
         let authority = try await remote(cluster.path, "h1", "cat /etc/patroni/tls/ca.crt")
         try (authority.joined(separator: "\n") + "\n").write(
             toFile: work + "/ca.crt", atomically: true, encoding: .utf8)
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: work + "/password", contents: Data(try cluster.secret("monitoring_scrape_password").utf8),
             attributes: [.posixPermissions: 0o600])
         let block = try await KeelBinary.run([
