@@ -49,9 +49,10 @@ struct RunArguments: ParsableArguments {
             throw CLIError("--retry-file \(retryFile): its folder does not exist or cannot be written")
         }
         let stop = StopRequest()
-        let options = RunOptions(
+        var options = RunOptions(
             check: check, diff: diff, tags: Self.split(tags), skipTags: Self.split(skipTags),
             limit: limit, forks: forks, stop: stop)
+        options.factsMemory = .standard
         var reporters: [any Reporter] = [
             ConsoleReporter(
                 verbosity: ConsoleReporter.Verbosity(rawValue: min(verbose, 2)) ?? .normal,

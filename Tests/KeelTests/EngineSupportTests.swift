@@ -114,6 +114,18 @@ struct EngineSupportTests {
         #expect(facts.memoryMegabytes == 2000 && facts.hasSystemd && facts.packageManager == "apt")
         #expect(facts.defaultIPv4 == "10.213.0.11")
     }
+
+    @Test("the facts of this machine, gathered by the script: what its own tools say")
+    func gatheredFacts() async throws {
+        let facts = try await Facts.gather(through: LocalTransport())
+        let hostname = try await LocalTransport().run("hostname").stdoutText.trimmingCharacters(in: .newlines)
+        let route = try await LocalTransport().run("ip -4 route show default | awk '{print $5; exit}'").stdoutText
+        #expect(facts.hostname == hostname && !hostname.isEmpty)
+        #expect(facts.defaultInterface == route.trimmingCharacters(in: .newlines) || route.isEmpty)
+        #expect(facts.interfaces["lo"] == ["127.0.0.1/8"] && facts.memoryMegabytes > 100 && facts.processors >= 1)
+        #expect(facts.osID == "debian" && facts.architecture == "x86_64")
+        #expect(facts.hasSystemd == FileManager.default.fileExists(atPath: "/run/systemd/system"))
+    }
 }
 
 /// systemd's environment.d generator: it parses files with the parser `EnvironmentFile=` uses, and prints the result.

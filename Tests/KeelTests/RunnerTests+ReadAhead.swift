@@ -25,9 +25,11 @@ extension RunnerTests {
     }
 
     /// Runs `playbook` through local transports that count the round trips each host's connection makes.
-    func counted(_ playbook: Playbook) async throws -> (Recap, roundTrips: [String: Int]) {
+    func counted(_ playbook: Playbook, memory: FactsMemory? = nil) async throws -> (Recap, roundTrips: [String: Int]) {
         let trips = TripCounter()
-        let runner = Runner(inventory: inventory, options: RunOptions(), reporter: CollectingReporter()) { target in
+        var options = RunOptions()
+        options.factsMemory = memory
+        let runner = Runner(inventory: inventory, options: options, reporter: CollectingReporter()) { target in
             CountingTransport(name: target.name, trips: trips)
         }
         let recap = try await runner.run(playbook)
@@ -56,6 +58,44 @@ extension RunnerTests {
 }
 
 extension RunnerTests {
+    @Test(
+        "with the facts of the last run remembered, every play's probes are read while the facts are gathered: a run that changes nothing makes two round trips per host; facts that changed since plan afresh"
+    )
+    func readAheadFromRememberedFacts() async throws {
+        let root = root
+        let memory = FactsMemory(directory: root + "/memory")
+        let playbook = Playbook("by name", summary: "") {
+            Play("named", on: "all") { host in
+                File("\(root)/\(host.facts.hostname).\(host.name)", content: "v1\n", owner: nil, group: nil)
+            }
+            Play("last", on: "all") { host in
+                File("\(root)/\(host.name).last", content: "last\n", owner: nil, group: nil)
+            }
+        }
+        let (first, _) = try await counted(playbook, memory: memory)
+        #expect(first.totalChanged == 4)
+        let mode = try FileManager.default.attributesOfItem(atPath: memory.directory)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+
+        let (noop, trips) = try await counted(playbook, memory: memory)
+        #expect(noop.totalChanged == 0)
+        #expect(trips == ["alpha": 2, "beta": 2], "facts, and every play's probes read meanwhile")
+
+        // Remembered under another name, whose file is in step: planned from those facts, the first play would
+        // look there and see nothing to do. It plans afresh from the facts it gathers, and makes the file.
+        let targets = try ["alpha", "beta"].map { try inventory.target(for: $0) }
+        var elsewhere = try #require(memory.facts(of: targets[0]))
+        let hostname = elsewhere.hostname
+        elsewhere.hostname = "elsewhere"
+        for target in targets { memory.remember(elsewhere, of: target) }
+        try "v1\n".write(toFile: "\(root)/elsewhere.alpha", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: "\(root)/\(hostname).alpha")
+        let (moved, _) = try await counted(playbook, memory: memory)
+        #expect(moved.hosts["alpha"]?.changed == 1 && moved.hosts["beta"]?.changed == 0)
+        #expect(read("\(hostname).alpha") == "v1\n")
+        #expect(memory.facts(of: targets[0])?.hostname == hostname, "the gathered facts are remembered")
+    }
+
     @Test("what was read ahead is taken only when it shows the play converged: a step it would fail is probed afresh")
     func readAheadFailureProbedAgain() async throws {
         let ready = "\(root)/ready"

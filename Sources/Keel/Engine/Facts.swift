@@ -1,6 +1,6 @@
 /// What Keel knows about a host before it plans: gathered in one round trip, available to playbook code and
 /// templates (as `facts.NAME`).
-public struct Facts: Sendable, Equatable {
+public struct Facts: Sendable, Equatable, Codable {
     public var osID = ""
     public var osVersion = ""
     /// The release's code name (`bookworm`).
@@ -25,14 +25,16 @@ public struct Facts: Sendable, Equatable {
 
     public init() {}
 
-    /// The shell snippet that prints the facts as `key=value` lines.
+    /// The shell snippet that prints the facts as `key=value` lines. The shell's own `read` does what it can: a
+    /// tool started costs a host about a millisecond of CPU, and every run gathers these on every host.
     static let script = """
         . /etc/os-release 2>/dev/null; echo "os_id=$ID"; echo "os_version=$VERSION_ID"; echo "os_like=$ID_LIKE"
         echo "os_codename=$VERSION_CODENAME"
-        echo "arch=$(uname -m)"; echo "hostname=$(hostname)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
-        echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
-        echo "default_if=$(ip -4 route show default 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $(i+1); exit}}')"
-        ip -o -4 addr show 2>/dev/null | awk '{print "addr=" $2 " " $4}'
+        echo "arch=$(uname -m)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
+        read -r h < /proc/sys/kernel/hostname && echo "hostname=$h"
+        while read -r k v _; do [ "$k" = MemTotal: ] && { echo "mem_kb=$v"; break; }; done < /proc/meminfo
+        while read -r i d _; do [ "$d" = 00000000 ] && { echo "default_if=$i"; break; }; done 2>/dev/null < /proc/net/route
+        ip -o -4 addr show 2>/dev/null | while read -r _ i _ a _; do echo "addr=$i $a"; done
         [ -d /run/systemd/system ] && echo systemd=1
         for pm in apt-get dnf yum; do command -v $pm >/dev/null 2>&1 && { echo "pm=${pm%-get}"; break; }; done
         for key in /etc/ssh/ssh_host_*_key.pub; do [ -r "$key" ] && read -r t k _ < "$key" && echo "host_key=$t $k"; done

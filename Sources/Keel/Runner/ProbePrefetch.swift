@@ -30,10 +30,12 @@ actor ProbePrefetch {
 
     /// Starts reading on `host` through `transport` what the plays `plays` (by index) will probe, as `plan`
     /// foresees it (in the background: it renders their templates): one round trip for the plays run as each user.
+    /// It replaces what an earlier start read on `host`.
     func start(
         plays: Set<Int>, on host: String, through transport: any Transport, plan: @escaping @Sendable () -> [Plan]
     ) {
         guard !discarded, !plays.isEmpty else { return }
+        reads[host]?.cancel()
         planned[host] = plays
         reads[host] = Task.detached {
             let plans = plan()

@@ -14,6 +14,8 @@ public struct RunOptions: Sendable {
     public var stop: StopRequest?
     /// How long a step applies its changes before the run says it still runs (``RunEvent/stepRunning``).
     public var slowStep: Duration = .seconds(5)
+    /// Where the hosts' facts are kept from one run to the next (``FactsMemory``); nil: nowhere.
+    public var factsMemory: FactsMemory?
 
     public init(
         check: Bool = false, diff: Bool = false, tags: Set<String> = [], skipTags: Set<String> = [],

@@ -38,8 +38,11 @@ actor RunState {
     func healthy(_ hosts: [String]) -> [String] { hosts.filter { !failed.contains($0) } }
 
     /// The host's connection, opened (and its facts gathered, unless already known) on first use; nil when it is
-    /// unreachable.
-    func session(for host: String) async -> Session? {
+    /// unreachable. `gathering` hears the connection as soon as it is open, before its facts are gathered (it must
+    /// return at once: the facts wait for it).
+    func session(
+        for host: String, gathering: @Sendable (any Transport) async -> Void = { _ in }
+    ) async -> Session? {
         if let session = sessions[host] { return session }
         guard let target = targets[host], !failed.contains(host) else { return nil }
         do {
@@ -48,6 +51,7 @@ actor RunState {
             if let known = knownFacts[host] {
                 facts = known
             } else {
+                await gathering(transport)
                 facts = try await Facts.gather(through: transport)
             }
             let session = Session(target: target, transport: transport, facts: facts)

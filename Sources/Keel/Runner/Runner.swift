@@ -44,6 +44,7 @@ public struct Runner: Sendable {
         }
         let state = RunState(
             targets: targets, connector: connector, reporter: reporter, checkMode: options.check, facts: knownFacts)
+        let remembered = options.factsMemory.map { memory in targets.compactMapValues { memory.facts(of: $0) } } ?? [:]
         playLoop: for (index, (play, candidates)) in zip(playbook.plays, playHosts).enumerated() {
             if options.stopRequested {
                 await state.interrupted()
@@ -52,12 +53,28 @@ public struct Runner: Sendable {
             let hosts = await state.healthy(candidates)
             await state.register(hosts)
             reporter.report(.playStarted(name: play.name, hosts: hosts))
-            // Every host of the play is connected before any runs, so each one plans knowing its peers' facts.
-            let reached = await hosts.concurrentMap(limit: options.forks) { await state.session(for: $0) != nil }
+            // Every host of the play is connected before any runs, so each one plans knowing its peers' facts. On
+            // the first, every play's probes are read ahead as the facts this machine remembers plan them, while
+            // the facts are gathered; where they are still the facts, that read stands.
+            let foreseen =
+                index == 0 ? hosts.reduce(into: [String: Facts]()) { $0[$1] = knownFacts[$1] ?? remembered[$1] } : [:]
+            let reached = await hosts.concurrentMap(limit: options.forks) { [targets, playHosts] host in
+                await state.session(for: host) { transport in
+                    guard let facts = foreseen[host], let target = targets[host] else { return }
+                    await readAhead(
+                        playbook.plays, playHosts, from: 0, on: target, through: transport, facts: facts,
+                        peers: foreseen, state: state)
+                } != nil
+            }
             if play.anyErrorsFatal && reached.contains(false) { break playLoop }
             let peers = await state.facts()
             if index == 0 {
-                await readAhead(playbook.plays, playHosts, connected: hosts, peers: peers, state: state)
+                for host in hosts where foreseen != peers || knownFacts[host] != nil {
+                    guard let session = await state.session(for: host) else { continue }
+                    await readAhead(
+                        playbook.plays, playHosts, from: 1, on: session.target, through: session.transport,
+                        facts: session.facts, peers: peers, state: state)
+                }
             }
             let batchSize = max(1, play.serial ?? hosts.count)
             for batchStart in stride(from: 0, to: hosts.count, by: batchSize) {
@@ -71,29 +88,31 @@ public struct Runner: Sendable {
                 if play.anyErrorsFatal && failures > 0 { break playLoop }
             }
         }
+        if let memory = options.factsMemory {
+            for (host, facts) in await state.facts() where knownFacts[host] == nil && remembered[host] != facts {
+                if let target = targets[host] { memory.remember(facts, of: target) }
+            }
+        }
         return await state.finish(seconds: (ContinuousClock.now - start).seconds)
     }
 
-    /// Starts reading the probes of every later play on each `connected` host, as it will plan them (see
-    /// ``ProbePrefetch``).
+    /// Starts reading on `target` the probes of the plays from `first` on that include it, as they plan them with
+    /// `facts` and `peers` (see ``ProbePrefetch``).
     private func readAhead(
-        _ plays: [Play], _ playHosts: [[String]], connected: [String], peers: [String: Facts], state: RunState
+        _ plays: [Play], _ playHosts: [[String]], from first: Int, on target: HostTarget,
+        through transport: any Transport, facts: Facts, peers: [String: Facts], state: RunState
     ) async {
-        for host in connected {
-            guard let session = await state.session(for: host) else { continue }
-            let context = HostContext(name: host, inventory: inventory, facts: session.facts, peers: peers)
-            let later = zip(plays, playHosts).enumerated().dropFirst().filter { $0.element.1.contains(host) }
-            await state.prefetch.start(
-                plays: Set(later.map(\.offset)), on: host, through: session.transport
-            ) { [options] in
-                later.compactMap { index, element in
-                    let (play, hosts) = element
-                    guard let steps = try? play.body(context).filter({ options.selects(play.tags.union($0.tags)) })
-                    else { return nil }
-                    return ProbePrefetch.Plan(
-                        play: index, batch: ProbeBatch(probing: steps, isFirstHost: host == hosts.first),
-                        become: play.become ? session.target.privileged : nil)
-                }
+        let host = target.name
+        let context = HostContext(name: host, inventory: inventory, facts: facts, peers: peers)
+        let ahead = zip(plays, playHosts).enumerated().dropFirst(first).filter { $0.element.1.contains(host) }
+        await state.prefetch.start(plays: Set(ahead.map(\.offset)), on: host, through: transport) { [options] in
+            ahead.compactMap { index, element in
+                let (play, hosts) = element
+                guard let steps = try? play.body(context).filter({ options.selects(play.tags.union($0.tags)) })
+                else { return nil }
+                return ProbePrefetch.Plan(
+                    play: index, batch: ProbeBatch(probing: steps, isFirstHost: host == hosts.first),
+                    become: play.become ? target.privileged : nil)
             }
         }
     }
