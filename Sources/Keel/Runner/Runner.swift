@@ -6,7 +6,8 @@ import KeelSSH
 /// Each host gets one connection for the whole run and one round trip for its facts. Per play, the probes of all
 /// its steps go in one round trip; after a step changes something, the remaining steps are probed again (that
 /// probe also verifies the step converged). The later plays' probes are read ahead while the first play runs, and
-/// taken while nothing has changed, where they show a play with nothing to do (``ProbePrefetch``).
+/// taken while nothing has changed, where they show a play with nothing to do (``ProbePrefetch``); with the facts of
+/// the last run remembered (``RunOptions/factsMemory``), every play's probes are read while the facts are gathered.
 public struct Runner: Sendable {
     public typealias Connector = HostConnector
 
