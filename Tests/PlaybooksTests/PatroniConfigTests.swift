@@ -244,15 +244,19 @@ extension PatroniConfigTests {
 }
 
 extension PatroniConfigTests {
-    @Test("after a configuration change a killed run made seconds ago, the pending-restart check first waits a cycle")
+    @Test(
+        "after a configuration change or a reload of patroni.yml a run made seconds ago, the pending-restart check first waits a cycle"
+    )
     func pendingRestartWaitsForACycle() throws {
         let (model, _) = try ClusterModelTests().load()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keel-pending-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let mark = scratch.appendingPathComponent("changed").path
+        let reloaded = scratch.appendingPathComponent("reloaded").path
         let probe = PendingRestart(model: model, host: "10.213.0.11").probe
             .replacingOccurrences(of: PatroniDynamicConfig.changedMark, with: mark)
+            .replacingOccurrences(of: PatroniNodeRole.reloadedMark, with: reloaded)
         try Shell.writeExecutable(scratch.appendingPathComponent("sleep").path, "#!/bin/sh\necho \"slept $1\"\n")
         try Shell.writeExecutable(scratch.appendingPathComponent("curl").path, "#!/bin/sh\necho '{\"members\": []}'\n")
         func run() throws -> String {
@@ -266,6 +270,10 @@ extension PatroniConfigTests {
         #expect(waited.hasPrefix("slept 1"), "loop_wait 10 + 5 - 3 s left: \(waited)")
         try "\(Int(Date().timeIntervalSince1970) - 60)\n".write(toFile: mark, atomically: true, encoding: .utf8)
         #expect(try run() == "{\"members\": []}\n", "an old change: no wait")
+        // A reload of patroni.yml on this member: the probes of a batch run side by side, so this one waits itself.
+        try "\(Int(Date().timeIntervalSince1970) - 4)\n".write(toFile: reloaded, atomically: true, encoding: .utf8)
+        let afterReload = try run()
+        #expect(afterReload.hasPrefix("slept 1"), "loop_wait 10 + 5 - 4 s left: \(afterReload)")
     }
 
     @Test(

@@ -21,9 +21,12 @@ struct PendingRestart: Resource {
     var description: String { "rolling restart of members with pending parameter changes" }
 
     /// The members as Patroni lists them, once every member has had a cycle to apply the last configuration
-    /// change (a killed run may have made it seconds ago): until then no one flags a pending restart yet.
+    /// change, or reload of patroni.yml (the members reload together; a killed run may have done either seconds
+    /// ago): until then no one flags a pending restart yet. It waits itself, not trusting ``UnflaggedRestart``'s
+    /// probe to have waited first: a batch's probes run side by side.
     var probe: String {
-        (Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster"))
+        (Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; "
+            + Self.cycleAfter(PatroniNodeRole.reloadedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster"))
             .text
     }
 
