@@ -38,6 +38,17 @@ public struct SSHError: Error, Sendable, CustomStringConvertible {
         public static let transferFailed = Code("transferFailed")
         /// The connection was lost or already closed.
         public static let disconnected = Code("disconnected")
+
+        /// The code called `name`; nil when there is none.
+        public init?(named name: String) {
+            let all: [Code] = [
+                .connectFailed, .timedOut, .handshakeFailed, .hostKeyUnknown, .hostKeyMismatch, .knownHostsUnusable,
+                .authenticationFailed, .rsaSHA1Refused, .wrongPassphrase, .keyFileUnusable, .channelFailed,
+                .outputLimitExceeded, .transferFailed, .disconnected,
+            ]
+            guard let code = all.first(where: { $0.name == name }) else { return nil }
+            self = code
+        }
     }
 
     public var code: Code

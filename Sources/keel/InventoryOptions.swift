@@ -56,6 +56,13 @@ struct ConnectionArguments: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for a host to connect and authenticate.")
     var connectTimeout: Int = 10
 
+    @Option(
+        name: .long,
+        help:
+            "Seconds the hosts' SSH sessions stay open after the run for the next one (0: keep none; KEEL_KEEP_CONNECTIONS)."
+    )
+    var keepConnections: Int = ProcessInfo.processInfo.environment["KEEL_KEEP_CONNECTIONS"].flatMap { Int($0) } ?? 60
+
     @Flag(
         name: [.customShort("k"), .long], help: "Ask for the SSH password (else KEEL_SSH_PASSWORD, if set, is offered)."
     )
@@ -65,6 +72,9 @@ struct ConnectionArguments: ParsableArguments {
         guard (1...256).contains(forks) else { throw ValidationError("--forks must be from 1 to 256, not \(forks)") }
         guard (1...600).contains(connectTimeout) else {
             throw ValidationError("--connect-timeout must be from 1 to 600 seconds, not \(connectTimeout)")
+        }
+        guard (0...3600).contains(keepConnections) else {
+            throw ValidationError("--keep-connections must be from 0 to 3600 seconds, not \(keepConnections)")
         }
     }
 
@@ -77,7 +87,8 @@ struct ConnectionArguments: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         var options = ConnectionOptions(
             knownHostsOverride: knownHosts, acceptNewHostKeys: acceptNewHostKeys,
-            connectTimeout: .seconds(connectTimeout), password: environment["KEEL_SSH_PASSWORD"].map(Secret.init))
+            connectTimeout: .seconds(connectTimeout), password: environment["KEEL_SSH_PASSWORD"].map(Secret.init),
+            keeper: KeepConnectionsCommand.address(persist: keepConnections))
         if askPass {
             guard let typed = Terminal.askSecret("SSH password: ") else {
                 throw CLIError("--ask-pass needs a terminal; set KEEL_SSH_PASSWORD instead")

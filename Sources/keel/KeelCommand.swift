@@ -13,6 +13,6 @@ struct KeelCommand: AsyncParsableCommand {
             RemoveBalancerCommand.self, SwitchoverCommand.self, UpdateCommand.self, UpgradeCommand.self,
             RestoreCommand.self,
             RemoveClusterCommand.self,
-            StatusCommand.self, MonitoringTargetsCommand.self,
+            StatusCommand.self, MonitoringTargetsCommand.self, KeepConnectionsCommand.self,
         ])
 }

@@ -14,11 +14,13 @@ public struct ConnectionOptions: Sendable {
     public var passphrases: [String: Secret]
     /// A password to offer when the inventory gives none (from `KEEL_SSH_PASSWORD`).
     public var password: Secret?
+    /// The connection keeper that holds sessions between runs; nil to connect afresh each run.
+    public var keeper: KeeperAddress?
 
     public init(
         knownHostsPath: String = ("~/.ssh/known_hosts" as NSString).expandingTildeInPath,
         knownHostsOverride: String? = nil, acceptNewHostKeys: Bool = false, connectTimeout: Duration = .seconds(10),
-        passphrases: [String: Secret] = [:], password: Secret? = nil
+        passphrases: [String: Secret] = [:], password: Secret? = nil, keeper: KeeperAddress? = nil
     ) {
         self.knownHostsPath = knownHostsPath
         self.knownHostsOverride = knownHostsOverride
@@ -26,11 +28,20 @@ public struct ConnectionOptions: Sendable {
         self.connectTimeout = connectTimeout
         self.passphrases = passphrases
         self.password = password
+        self.keeper = keeper
     }
 
-    /// Connects over SSH with these options.
+    /// Connects over SSH with these options: through the keeper when there is one and it answers.
     public var connector: HostConnector {
-        { [self] target in try await SSHConnection.connect(configuration(for: target)) }
+        { [self] target in
+            let configuration = configuration(for: target)
+            if let keeper,
+                let kept = try await KeptConnection.lease(name: target.name, configuration: configuration, from: keeper)
+            {
+                return kept
+            }
+            return try await SSHConnection.connect(configuration)
+        }
     }
 
     /// The SSH configuration for `target`: its key (or, without one, the agent and the default keys), then a

@@ -13,14 +13,7 @@ public struct FactsMemory: Sendable {
     public init(directory: String) { self.directory = directory }
 
     /// `$XDG_CACHE_HOME/keel/facts`, else `~/.cache/keel/facts`; nil without a home.
-    public static var standard: FactsMemory? {
-        let environment = ProcessInfo.processInfo.environment
-        guard
-            let cache = environment["XDG_CACHE_HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil })
-                ?? environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 + "/.cache" : nil })
-        else { return nil }
-        return FactsMemory(directory: cache + "/keel/facts")
-    }
+    public static var standard: FactsMemory? { CacheFolder.path("facts").map(FactsMemory.init) }
 
     /// What `target` showed last, if this machine remembers it.
     func facts(of target: HostTarget) -> Facts? {

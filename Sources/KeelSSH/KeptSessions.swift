@@ -1,0 +1,98 @@
+import Foundation
+import KeelCore
+import Synchronization
+
+/// The sessions a ``ConnectionKeeper`` holds, by the id it gave the client that leased each.
+///
+/// A session is shared by every client that asks for the same host with the same configuration, checked with a
+/// trivial command before it is handed out again, and closed once nobody has held or used it for a while.
+actor KeptSessions {
+    typealias Connect = @Sendable (SSHConfiguration) async throws -> any Transport
+
+    private struct Entry {
+        let key: String
+        let opening: Task<any Transport, any Error>
+        var leases = 0
+        var lastUsed = ContinuousClock.now
+    }
+
+    private let connect: Connect
+    private var entries: [String: Entry] = [:]
+    private var idByKey: [String: String] = [:]
+
+    init(connect: @escaping Connect) { self.connect = connect }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The id of a session for `request`: the one kept, when it still answers, or a new one.
+    /// - Throws: the error that opening a new session met.
+    func lease(_ request: LeaseRequest) async throws -> String {
+        let key = request.key
+        if let id = idByKey[key], let entry = entries[id] {
+            entries[id]?.leases += 1
+            if let transport = try? await entry.opening.value, await Self.answers(transport) {
+                entries[id]?.lastUsed = .now
+                return id
+            }
+            await drop(id, opening: entry.opening)
+        }
+        let id = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        let configuration = request.configuration.configuration
+        let opening = Task { [connect] in try await connect(configuration) }
+        entries[id] = Entry(key: key, opening: opening, leases: 1)
+        idByKey[key] = id
+        do {
+            _ = try await opening.value
+            return id
+        } catch {
+            await drop(id, opening: opening)
+            throw error
+        }
+    }
+
+    /// Hands a lease back: the session stays for the next client.
+    func release(_ id: String) {
+        entries[id]?.leases -= 1
+        entries[id]?.lastUsed = .now
+    }
+
+    /// The open session `id`, or nil when it is gone.
+    func transport(_ id: String) async -> (any Transport)? {
+        guard let opening = entries[id]?.opening else { return nil }
+        entries[id]?.lastUsed = .now
+        return try? await opening.value
+    }
+
+    /// Closes the sessions nobody holds that have not been used for `persist`.
+    func closeIdle(after persist: Duration) async {
+        let idle = entries.filter { $0.value.leases <= 0 && ContinuousClock.now - $0.value.lastUsed >= persist }
+        for (id, entry) in idle { await drop(id, opening: entry.opening) }
+    }
+
+    /// Closes every session.
+    func closeAll() async {
+        for (id, entry) in entries { await drop(id, opening: entry.opening) }
+    }
+
+    private func drop(_ id: String, opening: Task<any Transport, any Error>) async {
+        guard let entry = entries[id], entry.opening == opening else { return }
+        entries[id] = nil
+        if idByKey[entry.key] == id { idByKey[entry.key] = nil }
+        await (try? opening.value)?.close()
+    }
+
+    /// Whether `transport` still runs a command within a few seconds: a host restarted, or a connection cut while
+    /// it was kept, fails here rather than in the client's first command. A check that does not answer in time is
+    /// not waited for (the session is closed, which ends it).
+    private static func answers(_ transport: any Transport) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let pending = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
+            let answer = { @Sendable (answered: Bool) in pending.withLock { $0.take() }?.resume(returning: answered) }
+            Task { answer((try? await transport.run("exit 0", timeout: .seconds(3)).succeeded) ?? false) }
+            Task {
+                try? await Task.sleep(for: .seconds(3))
+                answer(false)
+            }
+        }
+    }
+}
