@@ -33,6 +33,9 @@ public final class KeeperAddress: Sendable {
         return nil
     }
 
+    /// The environment variables that hold secrets for keel (see the CLI's connection options).
+    private static let secretVariables: Set = ["KEEL_SSH_PASSWORD", "KEEL_SSH_PASSPHRASE"]
+
     /// Starts the keeper once per process, its standard streams on /dev/null.
     private func start() {
         let first = launched.withLock { launched in
@@ -56,8 +59,13 @@ public final class KeeperAddress: Sendable {
         }
         var arguments = launch.map { strdup($0) }
         arguments.append(nil)
-        defer { arguments.forEach { free($0) } }
+        // The secrets it needs travel on its socket; those of this process's environment stay here.
+        var environment = ProcessInfo.processInfo.environment
+            .filter { !Self.secretVariables.contains($0.key) }
+            .map { strdup("\($0.key)=\($0.value)") }
+        environment.append(nil)
+        defer { (arguments + environment).forEach { free($0) } }
         var pid = pid_t()
-        _ = posix_spawn(&pid, executable, &actions, &attributes, arguments, environ)
+        _ = posix_spawn(&pid, executable, &actions, &attributes, arguments, environment)
     }
 }

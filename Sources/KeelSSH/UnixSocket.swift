@@ -1,3 +1,4 @@
+internal import CLibSSH2
 import Foundation
 
 /// The unix stream sockets between keel and its ``ConnectionKeeper``, kept to their owner: the socket lives in a

@@ -17,6 +17,8 @@ struct KeepConnectionsCommand: AsyncParsableCommand {
     var persist: Int
 
     func run() async throws {
+        // It outlives the command that started it: it must hold no folder busy (a mount the lab removes).
+        _ = FileManager.default.changeCurrentDirectoryPath("/")
         try await ConnectionKeeper.serve(at: socket, persist: .seconds(persist))
     }
 
