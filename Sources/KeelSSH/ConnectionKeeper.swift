@@ -89,10 +89,10 @@ public enum ConnectionKeeper {
             let sessions = self.sessions
             let leased = waitFor { await Result { try await sessions.lease(request) } }
             switch leased {
-            case .success(let id):
-                _ = KeeperFrame(.leased, Array(id.utf8)).write(to: client)
+            case .success(let grant):
+                _ = (try? KeeperFrame(.leased, json: grant))?.write(to: client)
                 while KeeperFrame.read(from: client) != nil {}
-                waitFor { await sessions.release(id) }
+                waitFor { await sessions.release(grant.session) }
             case .failure(let error):
                 _ = (try? KeeperFrame(.failure, json: FailureMessage(error, host: request.configuration.host)))?
                     .write(to: client)

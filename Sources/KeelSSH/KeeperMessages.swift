@@ -73,6 +73,12 @@ struct WireConfiguration: Codable, Sendable {
     }
 }
 
+/// The keeper's answer to a lease: the session's id, and whether it was kept from before (no login this time).
+struct LeaseGrant: Codable, Sendable {
+    var session: String
+    var kept: Bool
+}
+
 /// A command for a leased session; its standard input follows in an `input` frame.
 struct RunRequest: Codable, Sendable {
     var session: String

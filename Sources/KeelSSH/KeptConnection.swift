@@ -11,11 +11,14 @@ public final class KeptConnection: Transport {
     /// The keeper's id of the session.
     let session: String
     private let host: String
+    /// Whether the session was kept from an earlier lease: this run made no login to the host.
+    public let wasKept: Bool
 
-    private init(keeper: KeeperAddress, lease: Int32, session: String, host: String) {
+    private init(keeper: KeeperAddress, lease: Int32, grant: LeaseGrant, host: String) {
         self.keeper = keeper
         self.lease = lease
-        self.session = session
+        self.session = grant.session
+        self.wasKept = grant.kept
         self.host = host
     }
 
@@ -37,13 +40,14 @@ public final class KeptConnection: Transport {
             }
             switch reply.kind {
             case .leased:
-                return KeptConnection(
-                    keeper: keeper, lease: socket, session: String(decoding: reply.payload, as: UTF8.self), host: host)
+                guard let grant = try? reply.decode(LeaseGrant.self) else { break }
+                return KeptConnection(keeper: keeper, lease: socket, grant: grant, host: host)
             default:
-                Glibc.close(socket)
-                throw (try? reply.decode(FailureMessage.self))?.error(host: host)
-                    ?? SSHError(.connectFailed, host: host, operation: "connect", message: "the keeper failed")
+                break
             }
+            Glibc.close(socket)
+            throw (try? reply.decode(FailureMessage.self))?.error(host: host)
+                ?? SSHError(.connectFailed, host: host, operation: "connect", message: "the keeper failed")
         }
     }
 

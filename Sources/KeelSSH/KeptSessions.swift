@@ -24,15 +24,15 @@ actor KeptSessions {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    /// The id of a session for `request`: the one kept, when it still answers, or a new one.
+    /// A session for `request`: the one kept, when it still answers, or a new one.
     /// - Throws: the error that opening a new session met.
-    func lease(_ request: LeaseRequest) async throws -> String {
+    func lease(_ request: LeaseRequest) async throws -> LeaseGrant {
         let key = request.key
         if let id = idByKey[key], let entry = entries[id] {
             entries[id]?.leases += 1
             if let transport = try? await entry.opening.value, await Self.answers(transport) {
                 entries[id]?.lastUsed = .now
-                return id
+                return LeaseGrant(session: id, kept: true)
             }
             await drop(id, opening: entry.opening)
         }
@@ -43,7 +43,7 @@ actor KeptSessions {
         idByKey[key] = id
         do {
             _ = try await opening.value
-            return id
+            return LeaseGrant(session: id, kept: false)
         } catch {
             await drop(id, opening: opening)
             throw error

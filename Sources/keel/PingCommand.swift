@@ -1,5 +1,6 @@
 import ArgumentParser
 import Keel
+import KeelSSH
 
 struct PingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,25 +15,24 @@ struct PingCommand: AsyncParsableCommand {
         let fleet = Fleet(options: try connection.options(for: targets), forks: connection.forks)
         let outcomes = await fleet.run(
             targets,
-            report: { (target, outcome: Fleet.Outcome<Duration>) in
+            report: { (target, outcome: Fleet.Outcome<(Duration, Bool)>) in
                 switch outcome {
-                case .done(let roundTrip, let connectTime):
-                    Terminal.write(
-                        "\(target.name) | ok | connect \(connectTime.milliseconds) ms, round trip \(roundTrip.milliseconds) ms\n"
-                    )
+                case .done(let (roundTrip, kept), let connectTime):
+                    let connect = "connect \(connectTime.milliseconds) ms" + (kept ? " (session kept)" : "")
+                    Terminal.write("\(target.name) | ok | \(connect), round trip \(roundTrip.milliseconds) ms\n")
                 case .unreachable(let error):
                     Terminal.write("\(target.name) | UNREACHABLE | \(error)\n")
                 case .failed(let error):
                     Terminal.write("\(target.name) | FAILED | \(error)\n")
                 }
             }
-        ) { _, connection -> Duration in
+        ) { _, connection -> (Duration, Bool) in
             let start = ContinuousClock.now
             let result = try await connection.run("true", timeout: .seconds(30))
             guard result.succeeded else {
                 throw CLIError("`true` exited \(result.exitStatus): \(result.stderrText)")
             }
-            return ContinuousClock.now - start
+            return (ContinuousClock.now - start, (connection as? KeptConnection)?.wasKept == true)
         }
         let failed = outcomes.filter { if case .done = $0 { false } else { true } }.count
         Terminal.write("\(outcomes.count - failed) of \(outcomes.count) hosts answered\n")

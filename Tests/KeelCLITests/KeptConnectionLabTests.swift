@@ -17,6 +17,8 @@ extension LabTests {
         let first = try await port([])
         #expect(try await port([]) == first)
         #expect(try await port(["--keep-connections", "0"]) != first)
+        let ping = try await KeelBinary.run(["ping", "-i", inventory, "--limit", "h1"])
+        #expect(ping.output.contains("h1 | ok | connect ") && ping.output.contains("(session kept)"), "\(ping)")
 
         let sleeping = {
             try await self.remote(self.inventory, "h1", "pgrep -fx 'sleep 305' >/dev/null && echo running || echo gone")
