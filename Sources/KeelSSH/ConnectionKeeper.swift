@@ -27,7 +27,11 @@ public enum ConnectionKeeper {
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return }
         let listener = try UnixSocket.listen(at: socketPath)
         let server = Server(sessions: KeptSessions(connect: connect))
-        let acceptor = Thread { server.accept(on: listener) }
+        let accepting = Atomic(true)
+        let acceptor = Thread {
+            server.accept(on: listener)
+            accepting.store(false, ordering: .releasing)
+        }
         acceptor.name = "keel-keeper accept"
         acceptor.start()
         let started = ContinuousClock.now
@@ -39,6 +43,9 @@ public enum ConnectionKeeper {
         }
         unlink(socketPath)
         shutdown(listener, Int32(SHUT_RDWR))
+        // Closed only once no accept can still use the descriptor (or a later one of the same number).
+        while accepting.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
+        close(listener)
         await server.sessions.closeAll()
     }
 

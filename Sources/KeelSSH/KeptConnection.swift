@@ -69,8 +69,9 @@ public final class KeptConnection: Transport {
                 guard let opened = UnixSocket.connect(to: keeper.socketPath) else { throw lost }
                 socket.withLock { $0 = opened }
                 defer {
-                    socket.withLock {
-                        $0 = nil; Glibc.close(opened)
+                    socket.withLock { socket in
+                        socket = nil
+                        Glibc.close(opened)
                     }
                 }
                 guard frames.allSatisfy({ frame in socket.withLock { _ in frame.write(to: opened) } }) else {

@@ -63,10 +63,9 @@ struct PackageManager {
     func install(_ names: [String]) -> String {
         let list = names.map(shellQuote).joined(separator: " ")
         guard isApt else { return "dnf install -y \(list)" }
-        let network = "-o Acquire::http::Timeout=30 -o Acquire::Retries=3"
-        let install = AptGet.install("\(network) \(list)").text
+        let install = AptGet.install("\(AptGet.network) \(list)").text
         let update =
-            "\(Package.otherRunsEnded); for attempt in 1 2 3; do timeout 120 apt-get update -q -o DPkg::Lock::Timeout=300 \(network) && break; sleep 2; done"
+            "\(Package.otherRunsEnded); for attempt in 1 2 3; do \(AptGet.update(within: 120).text) && break; sleep 2; done"
         return
             "if [ -z \"$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -60 2>/dev/null | head -1)\" ]; then "
             + "\(update); fi; \(install) || { \(update); \(install); }"

@@ -29,7 +29,7 @@ struct PGDGSource: Role {
         // `apt-cache policy` lists a source once its lists are fetched.
         let listed = " \(repository.url) bookworm-pgdg/main "
         Command(
-            "timeout 300 apt-get update -q -o Acquire::http::Timeout=30 -o Acquire::Retries=3",
+            AptGet.update(within: 300),
             what: "apt's lists of the PGDG repository",
             unless: "apt-cache policy | grep -qF \(listed)")
     }

@@ -11,8 +11,7 @@ public struct PackageUpdate: Sendable, Equatable, CustomStringConvertible {
     /// Reads, as root, apt's lists afresh (waiting for another apt run to end), then prints one
     /// `name<TAB>installed<TAB>candidate` line for each of `names` installed whose candidate is newer.
     static func read(_ names: [String]) -> String {
-        "\(Package.otherRunsEnded); timeout 300 apt-get update -qq -o DPkg::Lock::Timeout=300 -o Acquire::http::Timeout=30 "
-            + ">/dev/null || exit 1; for p in \(names.map(shellQuote).joined(separator: " ")); do "
+        "\(Package.otherRunsEnded); \(AptGet.update(within: 300).text) >/dev/null || exit 1; for p in \(names.map(shellQuote).joined(separator: " ")); do "
             + "i=$(dpkg-query -W -f='${Version}' \"$p\" 2>/dev/null) || continue; "
             + "c=$(apt-cache policy \"$p\" | sed -n 's/^ *Candidate: //p'); "
             + "[ -n \"$i\" ] && [ -n \"$c\" ] && [ \"$c\" != '(none)' ] && dpkg --compare-versions \"$i\" lt \"$c\" "
