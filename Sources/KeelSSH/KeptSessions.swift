@@ -7,8 +7,6 @@ import Synchronization
 /// A session is shared by every client that asks for the same host with the same configuration, checked with a
 /// trivial command before it is handed out again, and closed once nobody has held or used it for a while.
 actor KeptSessions {
-    typealias Connect = @Sendable (SSHConfiguration) async throws -> any Transport
-
     private struct Entry {
         let key: String
         let opening: Task<any Transport, any Error>
@@ -16,11 +14,11 @@ actor KeptSessions {
         var lastUsed = ContinuousClock.now
     }
 
-    private let connect: Connect
+    private let connect: ConnectionKeeper.Connect
     private var entries: [String: Entry] = [:]
     private var idByKey: [String: String] = [:]
 
-    init(connect: @escaping Connect) { self.connect = connect }
+    init(connect: @escaping ConnectionKeeper.Connect) { self.connect = connect }
 
     var isEmpty: Bool { entries.isEmpty }
 
@@ -36,7 +34,7 @@ actor KeptSessions {
             }
             await drop(id, opening: entry.opening)
         }
-        let id = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        let id = randomToken()
         let configuration = request.configuration.configuration
         let opening = Task { [connect] in try await connect(configuration) }
         entries[id] = Entry(key: key, opening: opening, leases: 1)

@@ -48,7 +48,7 @@ public final class SSHConnection: Sendable {
     ) async throws -> ExecResult {
         // Without a terminal nothing tells a command that its channel closed: a mark in the environment of every
         // process it starts lets a command cut short be ended, with all it started.
-        let mark = "KEEL_EXEC=" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        let mark = "KEEL_EXEC=" + randomToken()
         let marked = "export \(mark); \(command)"
         do {
             return try await exec(
@@ -186,6 +186,11 @@ public final class SSHConnection: Sendable {
         if viaCopy { command = "{ \(command); } ; status=$?; rm -f \(shellQuote(staging)); exit $status" }
         return command
     }
+}
+
+/// 128 random bits in hex: a name nobody else can guess.
+func randomToken() -> String {
+    (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
 }
 
 extension String {
