@@ -6,20 +6,24 @@ public final class KeeperAddress: Sendable {
     public let socketPath: String
     /// The keeper's command line: an executable and its arguments.
     private let launch: [String]
+    /// Environment variables not handed on to the keeper (those holding secrets: it gets what it needs on its socket).
+    private let withheld: Set<String>
     private let launched = Mutex(false)
 
     /// - Parameters:
     ///   - socketPath: the socket, in a folder only this user may enter (checked here; created when missing).
     ///   - launch: the command that serves at `socketPath` (`keel keep-connections …`), started in a session of its
     ///     own so that a terminal's Ctrl-C does not reach it.
+    ///   - withheld: the environment variables of this process the keeper must not inherit.
     /// - Throws: when the folder is not private or the path too long for a socket: keep no connections then.
-    public init(socketPath: String, launch: [String]) throws {
+    public init(socketPath: String, launch: [String], withholding withheld: Set<String> = []) throws {
         guard socketPath.utf8.count <= UnixSocket.maxPathLength else {
             throw KeeperError("\(socketPath) is too long for a unix socket")
         }
         try UnixSocket.prepareFolder((socketPath as NSString).deletingLastPathComponent)
         self.socketPath = socketPath
         self.launch = launch
+        self.withheld = withheld
     }
 
     /// A socket connected to the keeper, started first when none answers; nil when none answers within 2 s.
@@ -32,9 +36,6 @@ public final class KeeperAddress: Sendable {
         }
         return nil
     }
-
-    /// The environment variables that hold secrets for keel (see the CLI's connection options).
-    private static let secretVariables: Set = ["KEEL_SSH_PASSWORD", "KEEL_SSH_PASSPHRASE"]
 
     /// Starts the keeper once per process, its standard streams on /dev/null.
     private func start() {
@@ -59,9 +60,8 @@ public final class KeeperAddress: Sendable {
         }
         var arguments = launch.map { strdup($0) }
         arguments.append(nil)
-        // The secrets it needs travel on its socket; those of this process's environment stay here.
         var environment = ProcessInfo.processInfo.environment
-            .filter { !Self.secretVariables.contains($0.key) }
+            .filter { !withheld.contains($0.key) }
             .map { strdup("\($0.key)=\($0.value)") }
         environment.append(nil)
         defer { (arguments + environment).forEach { free($0) } }

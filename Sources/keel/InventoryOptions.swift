@@ -78,6 +78,10 @@ struct ConnectionArguments: ParsableArguments {
         }
     }
 
+    /// The environment variables that hand keel the SSH password and key passphrases.
+    static let passwordVariable = "KEEL_SSH_PASSWORD"
+    static let passphraseVariable = "KEEL_SSH_PASSPHRASE"
+
     /// Connection options, asking for key passphrases the environment does not give. ssh options of the
     /// inventory that Keel does not honour are named in a warning.
     func options(for targets: [HostTarget]) throws -> ConnectionOptions {
@@ -87,7 +91,7 @@ struct ConnectionArguments: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         var options = ConnectionOptions(
             knownHostsOverride: knownHosts, acceptNewHostKeys: acceptNewHostKeys,
-            connectTimeout: .seconds(connectTimeout), password: environment["KEEL_SSH_PASSWORD"].map(Secret.init),
+            connectTimeout: .seconds(connectTimeout), password: environment[Self.passwordVariable].map(Secret.init),
             keeper: KeepConnectionsCommand.address(persist: keepConnections))
         if askPass {
             guard let typed = Terminal.askSecret("SSH password: ") else {
@@ -96,7 +100,7 @@ struct ConnectionArguments: ParsableArguments {
             options.password = typed
         }
         for key in ConnectionOptions.encryptedKeys(for: targets) {
-            if let passphrase = environment["KEEL_SSH_PASSPHRASE"] {
+            if let passphrase = environment[Self.passphraseVariable] {
                 options.passphrases[key] = Secret(passphrase)
             } else if let typed = Terminal.askSecret("Passphrase for \(key): ") {
                 options.passphrases[key] = typed

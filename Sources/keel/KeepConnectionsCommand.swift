@@ -35,7 +35,8 @@ struct KeepConnectionsCommand: AsyncParsableCommand {
         do {
             return try KeeperAddress(
                 socketPath: socket,
-                launch: [executable, "keep-connections", "--socket", socket, "--persist", String(persist)])
+                launch: [executable, "keep-connections", "--socket", socket, "--persist", String(persist)],
+                withholding: [ConnectionArguments.passwordVariable, ConnectionArguments.passphraseVariable])
         } catch {
             FileHandle.standardError.write(Data("warning: connecting afresh each run: \(error)\n".utf8))
             return nil
