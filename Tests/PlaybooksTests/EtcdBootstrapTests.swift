@@ -13,9 +13,15 @@ struct EtcdBootstrapTests {
         return try EtcdBootstrap(model: model, host: host).changes(from: ProbeOutput(text: probe), on: context)
     }
 
-    private func memberList(_ addresses: [String]) -> String {
+    /// etcdctl's member list of members at `addresses`, those in `started` with their client URLs (as etcd 3.4
+    /// prints it, a new cluster's members named from the start).
+    private func memberList(_ addresses: [String], started: Set<String>? = nil) -> String {
         #"{"header":{},"members":["#
-            + addresses.map { #"{"ID":1,"name":"","peerURLs":["https://\#($0):2380"]}"# }.joined(separator: ",")
+            + addresses.map { address in
+                let clients =
+                    (started ?? Set(addresses)).contains(address) ? #","clientURLs":["https://\#(address):2379"]"# : ""
+                return #"{"ID":1,"name":"\#(address)","peerURLs":["https://\#(address):2380"]\#(clients)}"#
+            }.joined(separator: ",")
             + "]}"
     }
 
@@ -56,5 +62,19 @@ struct EtcdBootstrapTests {
         #expect(throws: ResourceError.self) {
             try changes("--- running members:" + memberList(["10.213.0.11", "10.213.0.99"]))
         }
+    }
+
+    @Test(
+        "a first member still unstarted keeps its new cluster's file while the others start; one that ran before and lost its data starts as existing"
+    )
+    func lateFirstMember() throws {
+        let command = try #require(try changes("--- running members:").first?.shown.first)
+        let written = String(try #require(command.split(separator: "'").dropFirst(3).first))
+        let all = ["10.213.0.11", "10.213.0.12", "10.213.0.13"]
+        let othersStarted = memberList(all, started: ["10.213.0.11", "10.213.0.12"])
+        #expect(try changes(written + "--- running members:" + othersStarted).isEmpty)
+        let rerun = try changes(written + "--- running members:" + memberList(all))
+        let rewritten = try #require(rerun.first?.shown.first)
+        #expect(rewritten.contains(#"STATE="existing""#), "\(rerun)")
     }
 }

@@ -51,8 +51,14 @@ struct EtcdBootstrap: Resource {
             // No other member answers: the cluster is new, and this member one of its first.
             return write(bootstrap(state: "new", members: model.etcdHosts), over: current)
         }
-        let members = try runningMembers(listed)
+        let list = try EtcdMemberList(listed, readFrom: host)
+        let members = try runningMembers(list)
         if members.contains(host) {
+            // One of a new cluster's first members, not started yet while the others already run (the hosts run
+            // this play independently): the "new" file it was given stays right, as etcd's own bootstrap has
+            // members start at different times. One that ran before and lost its data starts as existing.
+            let started = list.member(at: model.etcdPeerURL(of: host))?.hasStarted ?? false
+            if !started && current == bootstrap(state: "new", members: members) { return [] }
             return write(bootstrap(state: "existing", members: members), over: current)
         }
         let add = others("member add \(host) --peer-urls=\(model.etcdPeerURL(of: host))")
@@ -66,8 +72,7 @@ struct EtcdBootstrap: Resource {
 
     /// The database hosts of the running cluster's members, in the inventory's order; a member at an address the
     /// inventory does not list is an error, not something to guess around.
-    private func runningMembers(_ json: String) throws -> [String] {
-        let list = try EtcdMemberList(json, readFrom: host)
+    private func runningMembers(_ list: EtcdMemberList) throws -> [String] {
         let byURL = Dictionary(
             uniqueKeysWithValues: model.etcdHosts.map { (model.etcdPeerURL(of: $0), $0) })
         let hosts = try list.members.flatMap(\.peerURLs).map { url in

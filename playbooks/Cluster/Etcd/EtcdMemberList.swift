@@ -7,10 +7,16 @@ struct EtcdMemberList: Decodable {
         /// The member's ID (etcdctl takes it in hexadecimal).
         var id: UInt64
         var peerURLs: [String]
+        /// Absent until the member first starts and publishes them (its name, by contrast, is set from the initial
+        /// cluster for a new cluster's first members).
+        var clientURLs: [String]?
+
+        /// Whether the member has ever run.
+        var hasStarted: Bool { !(clientURLs ?? []).isEmpty }
 
         enum CodingKeys: String, CodingKey {
             case id = "ID"
-            case peerURLs
+            case peerURLs, clientURLs
         }
     }
 
