@@ -100,7 +100,14 @@ struct ResourceTests {
         let created = try directory.changes(from: ProbeOutput(text: "kind=missing"), on: host)
         #expect(
             created.flatMap(\.shown) == [
-                "mkdir -p -- /srv/data && chmod 0750 /srv/data && chown postgres:postgres /srv/data"
+                "mkdir -p -m 0750 -- /srv/data && { [ ! -g /srv/data ] || chmod 00750 /srv/data; } && chown postgres:postgres /srv/data"
+            ])
+        // chmod and, for root's own, chown run only when the shell's tests find a setgid parent's bit or group.
+        let rootsOwn = try Directory("/srv/app").changes(from: ProbeOutput(text: "kind=missing"), on: host)
+        #expect(
+            rootsOwn.flatMap(\.shown) == [
+                "mkdir -p -m 0755 -- /srv/app && { [ ! -g /srv/app ] || chmod 00755 /srv/app; } && "
+                    + "{ { [ -O / ] && [ -O /srv/app ] && [ -G /srv/app ]; } || chown root:root /srv/app; }"
             ])
         #expect(throws: ResourceError.self) { try directory.changes(from: ProbeOutput(text: "kind=file"), on: host) }
     }
@@ -133,7 +140,7 @@ struct ResourceTests {
                 text: postgres
                     + "kind=file\nmode=644\nowner=postgres\ngroup=root\nsha256=\(sha256Hex(Array("k\n".utf8)))"),
             on: host)
-        #expect(remode.flatMap(\.shown).first?.contains("runuser -u postgres -- sh -c 'chmod 0600") == true)
+        #expect(remode.flatMap(\.shown).first?.contains("runuser -u postgres -- sh -c 'chmod 00600") == true)
         // Root cannot be named the owner of a file postgres controls.
         let rootFile = File("/var/lib/postgresql/mark", content: "x")
         #expect(throws: ResourceError.self) {

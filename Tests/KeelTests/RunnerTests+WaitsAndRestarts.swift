@@ -94,6 +94,32 @@ extension RunnerTests {
 
 extension RunnerTests {
     @Test(
+        "root's own directories and files made in a setgid directory of another group are root's, with exactly their modes; the second run changes nothing",
+        .enabled(if: getuid() == 0, "runs as root, as Keel's plays do"))
+    func rootsOwnInSetgidDirectory() async throws {
+        let shared = "\(root)/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        _ = try Shell.run("/bin/chgrp", ["nogroup", shared])
+        chmod(shared, 0o2775)
+        let playbook = Playbook("test", summary: "root's paths in a setgid directory") {
+            Play("paths", on: "alpha") { _ in
+                Directory("\(shared)/private", mode: 0o700)
+                File("\(shared)/private/app.conf", content: "x\n", mode: 0o640)
+            }
+        }
+        let (first, events) = try await run(playbook)
+        #expect(first.failedHosts.isEmpty && first.totalChanged == 2, "\(events.steps.map { ($0.step, $0.error) })")
+        for (path, mode) in [("\(shared)/private", 0o700), ("\(shared)/private/app.conf", 0o640)] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect(attributes[.groupOwnerAccountName] as? String == "root", "\(path)")
+            #expect(attributes[.ownerAccountName] as? String == "root", "\(path)")
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == mode, "\(path)")
+        }
+        let (again, _) = try await run(playbook)
+        #expect(again.totalChanged == 0)
+    }
+
+    @Test(
         "a link planted in a directory another account owns: --check --diff never shows its target, the run replaces the link as that account, the target is untouched",
         .enabled(if: getuid() == 0, "runs as root, as Keel's plays do"))
     func plantedLink() async throws {

@@ -25,7 +25,12 @@ public struct Directory: Resource {
         case .directory:
             return try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
         case .missing:
-            var command: ShellCommand = "mkdir -p -- \(path) && chmod \(raw: octal(mode)) \(path)"
+            // Made with its mode, never there with another; a setgid parent hands its bit down all the same, which
+            // chmod then clears (the shell's test finds it without a process).
+            var command: ShellCommand = "mkdir -p -m \(raw: octal(mode)) -- \(path)"
+            if mode & 0o2000 == 0 {
+                command = "\(command) && { [ ! -g \(path) ] || chmod \(raw: exactMode(mode)) \(path); }"
+            }
             if current.account != "root" {
                 // The account that controls it makes it, and so owns it.
                 if let group { command = "\(command) && chgrp \(group) \(path)" }
@@ -34,7 +39,7 @@ public struct Directory: Resource {
                 ]
             }
             if owner != nil || group != nil {
-                command = "\(command) && chown \(PathController.ownership(owner, group)) \(path)"
+                command = "\(command) && \(PathController.chown(path, owner: owner, group: group))"
             }
             return [Change("create (mode \(octal(mode)))", .shell(command))]
         case .file, .other:

@@ -43,7 +43,7 @@ struct FileAttributes: Equatable {
             changes.append(
                 Change(
                     "mode \(self.mode.map(octal) ?? "?") → \(octal(mode))",
-                    .shell(PathController.run("chmod \(raw: octal(mode)) \(path)", as: account))))
+                    .shell(PathController.run("chmod \(raw: exactMode(mode)) \(path)", as: account))))
         }
         if let owner, self.owner != owner {
             guard account == "root" else {
@@ -70,3 +70,7 @@ func octal(_ mode: UInt32) -> String {
     let digits = String(mode, radix: 8)
     return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
+
+/// chmod's argument setting `mode` exactly: GNU chmod keeps a directory's setgid bit through `0755` unless the mode
+/// has a fifth digit (`00755`).
+func exactMode(_ mode: UInt32) -> String { "0" + octal(mode) }

@@ -31,6 +31,17 @@ enum PathController {
         (owner ?? "") + (group.map { ":" + $0 } ?? "")
     }
 
+    /// The chown of what root just made at `path`: for root's own (owner and group root, or unset), run only when
+    /// the shell's own tests (no process started) find it is not so already: a setgid directory hands its group
+    /// down, and a run that is not root owns what it makes.
+    static func chown(_ path: String, owner: String?, group: String?) -> ShellCommand {
+        let chown: ShellCommand = "chown \(ownership(owner, group)) \(path)"
+        guard (owner ?? "root") == "root", (group ?? "root") == "root" else { return chown }
+        let owned: ShellCommand = owner == nil ? "" : " && [ -O \(path) ]"
+        let grouped: ShellCommand = group == nil ? "" : " && [ -G \(path) ]"
+        return "{ { [ -O / ]\(owned)\(grouped); } || \(chown); }"
+    }
+
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
     /// `runuser`.
     static func run(_ command: ShellCommand, as account: String) -> ShellCommand {
