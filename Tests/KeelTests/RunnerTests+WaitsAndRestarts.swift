@@ -105,11 +105,15 @@ extension RunnerTests {
             Play("paths", on: "alpha") { _ in
                 Directory("\(shared)/private", mode: 0o700)
                 File("\(shared)/private/app.conf", content: "x\n", mode: 0o640)
+                File("\(shared)/app.conf", content: "y\n", mode: 0o644)
             }
         }
         let (first, events) = try await run(playbook)
-        #expect(first.failedHosts.isEmpty && first.totalChanged == 2, "\(events.steps.map { ($0.step, $0.error) })")
-        for (path, mode) in [("\(shared)/private", 0o700), ("\(shared)/private/app.conf", 0o640)] {
+        #expect(first.failedHosts.isEmpty && first.totalChanged == 3, "\(events.steps.map { ($0.step, $0.error) })")
+        let modes = [
+            ("\(shared)/private", 0o700), ("\(shared)/private/app.conf", 0o640), ("\(shared)/app.conf", 0o644),
+        ]
+        for (path, mode) in modes {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             #expect(attributes[.groupOwnerAccountName] as? String == "root", "\(path)")
             #expect(attributes[.ownerAccountName] as? String == "root", "\(path)")

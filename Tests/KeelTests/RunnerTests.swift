@@ -313,13 +313,21 @@ struct RunnerTests {
     }
 
     @Test(
-        "consecutive file steps are applied in one round trip: modes exact, nothing temporary left, and a failure laid at its own step"
+        "consecutive file steps are applied in one round trip: contents and modes exact, nothing temporary left, and a failure laid at its own step"
     )
     func fileBatch() async throws {
         let root = root
         try "in the way\n".write(toFile: "\(root)/blocked", atomically: true, encoding: .utf8)
+        // Written from the script as a shell word, and (NUL, not UTF-8, large) from the input after it.
+        let contents: [(name: String, bytes: [UInt8])] = [
+            ("quoted", Array("it's $HOME `id` \\ %s \"x\"\n\n".utf8)), ("empty", []),
+            ("binary", [0x61, 0, 0xff, 0x0a]), ("large", Array(repeating: 0x41, count: 70_000) + [0x27, 0x0a]),
+        ]
         let files = Playbook("files", summary: "") {
             Play("write", on: "alpha") { _ in
+                for (name, bytes) in contents {
+                    File("\(root)/\(name)", contents: .bytes(bytes), owner: nil, group: nil)
+                }
                 File("\(root)/secret.conf", content: "s\n", mode: 0o600, owner: nil, group: nil)
                     .onChange(.run(name: "note", command: "echo ran > \(root)/note"))
                 File("\(root)/tool", content: "#!/bin/sh\n", mode: 0o755, owner: nil, group: nil)
@@ -329,7 +337,10 @@ struct RunnerTests {
         }
         let (recap, events) = try await run(files)
         #expect(recap.failedHosts == ["alpha"])
-        #expect(events.steps.map(\.status) == [.changed, .changed, .failed])
+        #expect(events.steps.map(\.status) == Array(repeating: .changed, count: contents.count + 2) + [.failed])
+        for (name, bytes) in contents {
+            #expect(FileManager.default.contents(atPath: "\(root)/\(name)") == Data(bytes), "\(name)")
+        }
         let failed = try #require(events.steps.last)
         #expect(failed.step == "file \(root)/blocked/inside.conf")
         #expect(failed.error?.hasPrefix("`upload \(root)/blocked/inside.conf (2 bytes, mode 0644)` exited") == true)

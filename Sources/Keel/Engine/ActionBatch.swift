@@ -1,20 +1,24 @@
-/// The actions of several steps taken in one remote invocation, instead of a round trip each: a script, then the
-/// uploads' bytes one after another, on standard input (each read exactly with `head -c`: a script of many files
-/// is longer than an exec request may be), and a line on standard output after each step's last action, so a
-/// failure is laid at the right step's door.
+/// The actions of several steps taken in one remote invocation, instead of a round trip each: a script on standard
+/// input (a script of many files is longer than an exec request may be), and a line on standard output after each
+/// step's last action, so a failure is laid at the right step's door.
 ///
-/// A host starts processes slowly (a few milliseconds each in a container), so a file costs two: `head` writes a
-/// temporary file beside it, created exclusively under a name only this batch knows, with its mode from the umask
-/// (`chmod` and `chown` only where that cannot give it), and `mv` renames it over the path. Where an account other
-/// than root controls the path, that account writes it (``PathController/place(_:mode:owner:group:as:)``). A
-/// command runs in a subshell with no input; every action's output goes to standard error.
+/// A host starts processes slowly (about a millisecond each in a container), so a file costs one: the shell's own
+/// `printf` writes a temporary file beside it, created exclusively under a name only this batch knows, with its mode
+/// from the umask (`chmod` and `chown` only where that cannot give it), and `mv` renames it over the path. Contents
+/// a shell word cannot hold (a NUL, bytes that are not UTF-8) or that are large follow the script on standard input,
+/// each read exactly with `head -c`. Where an account other than root controls the path, that account writes it
+/// (``PathController/place(_:mode:owner:group:as:)``). A command runs in a subshell with no input; every action's
+/// output goes to standard error.
 struct ActionBatch {
     /// The command: it reads the script off its input and runs it.
     let command: String
-    /// The script, then the uploads' bytes in the order the script reads them.
+    /// The script, then the bytes of the uploads it reads with `head`, in that order.
     let input: [UInt8]
 
     private static let stepDone = "keel-step-done"
+    /// The largest contents written from the script itself: a shell word of this size costs the shell nothing to
+    /// hold, and `printf` is the shell's own (the contents are never an argument of a process).
+    private static let largestInScript = 64 * 1024
 
     /// Whether `action` can be taken inside a batch: an upload, or a command that reads no input.
     static func accepts(_ action: Action) -> Bool {
@@ -29,7 +33,7 @@ struct ActionBatch {
     init(_ steps: [[Action]]) {
         let name = ".keel-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         // noclobber: a temporary file is created only if nothing is at its path.
-        var lines = ["set -C", "root=$(id -u) umask=$(umask)"]
+        var lines = ["set -C", "umask=$(umask)"]
         var input: [UInt8] = []
         var uploads = 0
         for actions in steps {
@@ -38,17 +42,20 @@ struct ActionBatch {
             for action in actions {
                 switch action.kind {
                 case .upload(let path, let bytes, let mode, let owner, let group, let account):
-                    input += bytes
                     uploads += 1
                     guard account == "root" else {
+                        input += bytes
                         let place = PathController.place(path, mode: mode, owner: owner, group: group, as: account)
                         parts.append("head -c \(bytes.count) | (set +C; umask $umask; \(place.text)) >&2")
                         continue
                     }
                     let directory = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
-                    let temporary = shellQuote(directory + "/\(name)-\(uploads)")
-                    temporaries.append(temporary)
-                    parts.append(Self.place(path, from: temporary, count: bytes.count, mode, owner, group))
+                    let temporary = "\(directory)/\(name)-\(uploads)"
+                    temporaries.append(shellQuote(temporary))
+                    let word = Self.shellWord(bytes)
+                    if word == nil { input += bytes }
+                    let write = word.map { "printf %s \($0)" } ?? "head -c \(bytes.count)"
+                    parts.append(Self.place(path, from: temporary, writtenBy: write, mode, owner, group))
                 case .shell(let command, _, _):
                     parts.append("(set +C; umask $umask; \(command)) </dev/null >&2")
                 case .sql:
@@ -64,21 +71,27 @@ struct ActionBatch {
         self.input = script + input
     }
 
-    /// The next `count` bytes of input at `path`, through `temporary` beside it, as root.
+    /// `bytes` as one quoted shell word, when the script can carry them: small, UTF-8, no NUL.
+    private static func shellWord(_ bytes: [UInt8]) -> String? {
+        guard bytes.count <= largestInScript, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
+        return shellQuote(text)
+    }
+
+    /// What `write` prints placed at `path`, through `temporary` beside it, as root.
     private static func place(
-        _ path: String, from temporary: String, count: Int, _ mode: UInt32, _ owner: String?, _ group: String?
+        _ path: String, from temporary: String, writtenBy write: String, _ mode: UInt32, _ owner: String?,
+        _ group: String?
     ) -> String {
         // Created with 0666 less the umask: exact for modes without execute or special bits.
         let exact = mode & 0o7111 == 0
-        var commands = ["umask \(octal(exact ? 0o777 & ~mode : 0o077))", "head -c \(count) > \(temporary)"]
-        if !exact { commands.append("chmod \(octal(mode)) \(temporary)") }
+        let quoted = shellQuote(temporary)
+        var commands = ["umask \(octal(exact ? 0o777 & ~mode : 0o077))", "\(write) > \(quoted)"]
+        if !exact { commands.append("chmod \(octal(mode)) \(quoted)") }
         if owner != nil || group != nil {
-            // Root's own files need no chown when root writes them.
-            let chown = "chown \(shellQuote(PathController.ownership(owner, group))) \(temporary)"
-            let rootsOwn = (owner ?? "root") == "root" && (group ?? "root") == "root"
-            commands.append(rootsOwn ? "{ [ \"$root\" = 0 ] || \(chown); }" : chown)
+            commands.append(PathController.chown(temporary, owner: owner, group: group).text)
         }
-        commands.append("mv -f -- \(temporary) \(shellQuote(path))")
+        commands.append("mv -f -- \(quoted) \(shellQuote(path))")
         return commands.joined(separator: " && ")
     }
 
