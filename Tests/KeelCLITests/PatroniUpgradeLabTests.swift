@@ -12,9 +12,18 @@ extension LabTests {
         let verified = try await KeelBinary.run(["deploy", "-i", cluster.path, "--events", events])
         #expect(verified.status == 0, "\(verified)")
         let converted = try EventStream(path: events)
-        #expect(
-            Set(converted.changedSteps) == Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" }),
-            "\(verified)")
+        let expected = Set(["h1", "h2", "h3"].map { "\($0): template /etc/patroni/patroni.yml" })
+        #expect(Set(converted.changedSteps) == expected, "\(verified)")
+        if Set(converted.changedSteps) != expected {
+            // What each Patroni flagged, and when: a restart left pending by the run before shows here.
+            for host in ["h1", "h2", "h3"] {
+                let log = try await remote(
+                    cluster.path, host,
+                    "journalctl -u patroni --since -15min --no-pager -o short-precise | grep -iE 'restart|changed|promot|demot' | tail -40"
+                )
+                print("\(host)'s Patroni log:\n" + log.joined(separator: "\n"))
+            }
+        }
         #expect(
             Set(converted.handlers) == Set(["h1", "h2", "h3"].map { "\($0): reload patroni" }), "\(verified)")
     }

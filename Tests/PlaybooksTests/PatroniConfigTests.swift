@@ -101,6 +101,18 @@ struct PatroniConfigTests {
         ).map(\.summary)
         #expect(unanswered.contains { $0.hasPrefix("work_mem: 1kB → ") }, "\(unanswered)")
         #expect(try resource.changes(from: ProbeOutput(text: "\n---restart-only"), on: context).isEmpty)
+
+        // Members apply the change within the loop_wait in force and publish what they flag within the new one.
+        let loopWait = model.patroni.loopWait
+        let command = try #require(
+            try resource.changes(from: ProbeOutput(text: probe), on: context).last { !$0.actions.isEmpty }
+        ).actions.map(\.description).joined()
+        #expect(command.hasSuffix("sleep \(2 * loopWait + 5)"), "\(command)")
+        top["loop_wait"] = .integer(loopWait + 20)
+        let slower = try resource.changes(from: ProbeOutput(text: JSONValue.object(top).json), on: context)
+        #expect(slower.map(\.summary).contains("loop_wait: \(loopWait + 20) → \(loopWait)"), "\(slower)")
+        let waited = try #require(slower.last { !$0.actions.isEmpty }).actions.map(\.description).joined()
+        #expect(waited.hasSuffix("sleep \(2 * loopWait + 25)"), "\(waited)")
     }
 
     @Test(
@@ -265,15 +277,24 @@ extension PatroniConfigTests {
             return output
         }
         #expect(try run() == "{\"members\": []}\n", "no change recorded: no wait")
-        try "\(Int(Date().timeIntervalSince1970) - 3)\n".write(toFile: mark, atomically: true, encoding: .utf8)
+        try "\(Int(Date().timeIntervalSince1970) + 12)\n".write(toFile: mark, atomically: true, encoding: .utf8)
         let waited = try run()
-        #expect(waited.hasPrefix("slept 1"), "loop_wait 10 + 5 - 3 s left: \(waited)")
+        #expect(waited.hasPrefix("slept 1"), "12 s left until the members published: \(waited)")
         try "\(Int(Date().timeIntervalSince1970) - 60)\n".write(toFile: mark, atomically: true, encoding: .utf8)
-        #expect(try run() == "{\"members\": []}\n", "an old change: no wait")
+        #expect(try run() == "{\"members\": []}\n", "published long ago: no wait")
         // A reload of patroni.yml on this member: the probes of a batch run side by side, so this one waits itself.
-        try "\(Int(Date().timeIntervalSince1970) - 4)\n".write(toFile: reloaded, atomically: true, encoding: .utf8)
+        try "\(Int(Date().timeIntervalSince1970) + 11)\n".write(toFile: reloaded, atomically: true, encoding: .utf8)
         let afterReload = try run()
-        #expect(afterReload.hasPrefix("slept 1"), "loop_wait 10 + 5 - 4 s left: \(afterReload)")
+        #expect(afterReload.hasPrefix("slept 1"), "11 s left after the reload: \(afterReload)")
+        // A stamp records the time `publishedWithin` seconds from now; a reload's is loop_wait + 5 s away.
+        _ = try Shell.capture("/bin/sh", ["-c", PendingRestart.stamp(reloaded, publishedWithin: 7).text])
+        let deadline = try Int(String(contentsOfFile: reloaded, encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(deadline.map { (6...7).contains($0 - Int(Date().timeIntervalSince1970)) } == true)
+        let reload = PatroniNodeRole.reload(model).command.text
+        #expect(
+            reload.contains(
+                PendingRestart.stamp(PatroniNodeRole.reloadedMark, publishedWithin: model.patroni.loopWait + 5).text),
+            "\(reload)")
     }
 
     @Test(
@@ -325,7 +346,7 @@ extension PatroniConfigTests {
                 "PostgreSQL waits for a restart to apply max_connections, which Patroni has not flagged: reload Patroni"
             ])
         let command = try #require(unflagged.first?.actions.first).description
-        #expect(command.hasPrefix(PatroniNodeRole.reload.command.text + " && "), "\(command)")
+        #expect(command.hasPrefix(PatroniNodeRole.reload(model).command.text + " && "), "\(command)")
         for converged in ["waiting=max_connections\nflagged=1\n", "waiting=\n", ""] {
             #expect(try resource.changes(from: ProbeOutput(text: converged), on: context).isEmpty, "\(converged)")
         }

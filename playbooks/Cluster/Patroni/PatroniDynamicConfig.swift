@@ -62,15 +62,17 @@ struct PatroniDynamicConfig: Resource {
             restartOnly.contains(String(line.prefix { $0 != ":" })) ? line + " (applied on a restart)" : line
         }
         guard let last = summaries.last else { return [] }
-        // Each member applies the change on its next cycle, at most loop_wait seconds away.
+        // The member sent the change applies it at once; the others on their next cycle, at most the loop_wait in
+        // force away; each publishes the restart it then flags a cycle later, at most the new loop_wait on.
         let sends = model.databaseHosts.map {
             PatroniAPI(model, member: $0).send("PATCH", "/config", json: patch.json, timeout: 30)
         }
-        // The time of the change stays on the host: a run killed before the members apply it (and flag a pending
-        // restart) leaves the next run to wait for them before it looks (see PendingRestart).
+        let published = (current.members["loop_wait"]?.text.flatMap { Int($0) } ?? 10) + model.patroni.loopWait + 5
+        // The time stays on the host: a run killed before the members publish it leaves the next run to wait for
+        // them before it looks (see PendingRestart).
         let command: ShellCommand =
-            "{ \(sends.joined(separator: " || ")); } && \(PendingRestart.stamp(Self.changedMark)) "
-            + "&& sleep \(model.patroni.loopWait + 5)"
+            "{ \(sends.joined(separator: " || ")); } && \(PendingRestart.stamp(Self.changedMark, publishedWithin: published)) "
+            + "&& sleep \(published)"
         var changes = summaries.dropLast().map { Change($0, actions: []) } + [Change(last, .shell(command))]
         if summaries.contains(where: { $0.hasSuffix("(applied on a restart)") }) {
             changes.append(
@@ -82,8 +84,9 @@ struct PatroniDynamicConfig: Resource {
         return changes
     }
 
-    /// When the cluster's dynamic configuration last changed (seconds since the epoch), on the host that changed it.
-    static let changedMark = "/run/keel/dcs-config-changed"
+    /// When the members have published what the last change of the cluster's dynamic configuration made them flag
+    /// (seconds since the epoch), on the host that changed it.
+    static let changedMark = "/run/keel/dcs-config-published"
 
     /// The JSON merge patch that turns `current` into `wanted` for every key `wanted` holds, with a line per
     /// setting (`work_mem: 8MB → 16MB`); within the objects at `removing`, keys `wanted` lacks become null.

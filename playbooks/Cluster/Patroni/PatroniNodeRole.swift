@@ -125,22 +125,24 @@ struct PatroniNodeRole: Role {
                     "cluster/patroni/patroni.yml", to: "/etc/patroni/patroni.yml", mode: 0o640, owner: "root",
                     group: "postgres", values: patroniValues(vip: try leaderVIP)
                 )
-                .onChange(Self.reload)
+                .onChange(Self.reload(model))
             ]
         }
     }
 
-    /// Patroni reads a changed patroni.yml on its next cycle, up to `loop_wait` seconds later, and only then flags
-    /// the parameters that wait for a restart: the time of the reload stays on the host, for the run (or the next
-    /// one, if this one is killed) to wait that cycle out before it looks (``PatroniPlays/dynamicConfig(_:)``). A
-    /// Patroni not running yet reads the file when it starts: nothing to wait for.
-    static let reload = Handler.run(
-        name: "reload patroni",
-        command:
-            "if systemctl is-active -q patroni; then systemctl try-reload-or-restart patroni && \(PendingRestart.stamp(reloadedMark)); fi"
-    )
-    /// When patroni.yml was last reloaded (seconds since the epoch).
-    static let reloadedMark = "/run/keel/patroni-reloaded"
+    /// Patroni reads a changed patroni.yml at the start of its next cycle, up to `loop_wait` seconds later, and
+    /// publishes the parameters that then wait for a restart in that same cycle: the time by which it has done so
+    /// stays on the host, for the run (or the next one, if this one is killed) to wait for before it looks
+    /// (``PatroniPlays/dynamicConfig(_:)``). A Patroni not running yet reads the file when it starts: nothing to
+    /// wait for.
+    static func reload(_ model: ClusterModel) -> Handler {
+        .run(
+            name: "reload patroni",
+            command: "if systemctl is-active -q patroni; then systemctl try-reload-or-restart patroni && "
+                + "\(PendingRestart.stamp(reloadedMark, publishedWithin: model.patroni.loopWait + 5)); fi")
+    }
+    /// When the members have published what the last reload of patroni.yml made them flag (seconds since the epoch).
+    static let reloadedMark = "/run/keel/patroni-reload-published"
 
     /// A renewed certificate reaches PostgreSQL, PgBouncer and Patroni's REST API by reloads: no connection drops.
     private var tlsReloads: [Handler] {

@@ -20,22 +20,25 @@ struct PendingRestart: Resource {
 
     var description: String { "rolling restart of members with pending parameter changes" }
 
-    /// The members as Patroni lists them, once every member has had a cycle to apply the last configuration
-    /// change, or reload of patroni.yml (the members reload together; a killed run may have done either seconds
-    /// ago): until then no one flags a pending restart yet. It waits itself, not trusting ``UnflaggedRestart``'s
-    /// probe to have waited first: a batch's probes run side by side.
+    /// The members as Patroni lists them, once every member has published what it flags after the last
+    /// configuration change or reload of patroni.yml (a killed run may have done either seconds ago): until then
+    /// Patroni's list may miss a pending restart. It waits itself, not trusting ``UnflaggedRestart``'s probe to
+    /// have waited first: a batch's probes run side by side.
     var probe: String {
-        (Self.cycleAfter(PatroniDynamicConfig.changedMark, model) + "; "
-            + Self.cycleAfter(PatroniNodeRole.reloadedMark, model) + "; " + PatroniAPI.fromAnyMember(model, "/cluster"))
+        (Self.untilPublished(PatroniDynamicConfig.changedMark) + "; "
+            + Self.untilPublished(PatroniNodeRole.reloadedMark) + "; " + PatroniAPI.fromAnyMember(model, "/cluster"))
             .text
     }
 
-    /// Records now in `mark`, the time of a configuration change the members apply on their next cycle.
-    static func stamp(_ mark: String) -> ShellCommand { "mkdir -p /run/keel && date +%s > \(mark)" }
+    /// Records in `mark` the time, `seconds` from now, by which every member has applied a configuration change
+    /// and published the restart it flags.
+    static func stamp(_ mark: String, publishedWithin seconds: Int) -> ShellCommand {
+        "mkdir -p /run/keel && echo $(( $(date +%s) + \(seconds) )) > \(mark)"
+    }
 
-    /// Sleeps until every member has had a full cycle since the time in `mark` (a configuration change), if any.
-    static func cycleAfter(_ mark: String, _ model: ClusterModel) -> ShellCommand {
-        "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) + \(model.patroni.loopWait + 5) - $(date +%s) )); "
+    /// Sleeps until the time in `mark`, if any.
+    static func untilPublished(_ mark: String) -> ShellCommand {
+        "if [ -e \(mark) ]; then w=$(( $(cat \(mark)) - $(date +%s) )); "
             + "[ \"$w\" -gt 0 ] 2>/dev/null && sleep \"$w\"; fi"
     }
 

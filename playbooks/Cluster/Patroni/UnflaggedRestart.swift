@@ -29,7 +29,7 @@ struct UnflaggedRestart: Resource {
     /// Waits out the cycle after a reload of patroni.yml on this member first: Patroni may be about to flag.
     var probe: String {
         let probe: ShellCommand =
-            "\(PendingRestart.cycleAfter(PatroniNodeRole.reloadedMark, model)); "
+            "\(PendingRestart.untilPublished(PatroniNodeRole.reloadedMark)); "
             + "echo \"waiting=$(\(model.postgres.run(Self.waitingSQL)) 2>/dev/null)\"; "
             + "if \(PatroniAPI(model, member: host).flagsPendingRestart); then echo flagged=1; fi"
         return probe.text
@@ -44,7 +44,7 @@ struct UnflaggedRestart: Resource {
             Change(
                 "PostgreSQL waits for a restart to apply \(waiting), which Patroni has not flagged: reload Patroni",
                 .shell(
-                    PatroniNodeRole.reload.command + " && "
+                    PatroniNodeRole.reload(model).command + " && "
                         + Poll(
                             until: flagged, seconds: seconds,
                             onTimeout: .fail("Patroni has not flagged the restart after \(seconds) s")
