@@ -43,6 +43,9 @@ public protocol Resource: Sendable {
     /// A path whose type, mode, owner and group (and checksum) the probe's output should carry: the engine reads
     /// those of a play's steps together (``PathInspection``) and adds their lines after what ``probe`` printed.
     var inspects: PathInspection? { get }
+    /// Whether the probe may wait on something (a service, a port, the network): the engine runs a batch's
+    /// probes side by side when one may; probes that only read files run one after another, with nothing to spawn.
+    var probeWaits: Bool { get }
 }
 
 extension Resource {
@@ -52,4 +55,5 @@ extension Resource {
     public var affectsOtherResources: Bool { false }
     public var isBatchable: Bool { false }
     public var inspects: PathInspection? { nil }
+    public var probeWaits: Bool { true }
 }

@@ -17,6 +17,7 @@ public struct Directory: Resource {
 
     public var probe: String { PathController.probe(path) }
     public var inspects: PathInspection? { PathInspection(path, checksum: false) }
+    public var probeWaits: Bool { false }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)

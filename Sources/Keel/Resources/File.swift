@@ -56,6 +56,7 @@ public struct File: Resource {
 
     public var probe: String { PathController.probe(path) }
     public var inspects: PathInspection? { PathInspection(path, checksum: contents != nil) }
+    public var probeWaits: Bool { false }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let current = try FileAttributes(output, path: path)

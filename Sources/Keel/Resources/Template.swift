@@ -35,6 +35,7 @@ public struct Template: Resource {
 
     public var probe: String { PathController.probe(path) }
     public var inspects: PathInspection? { PathInspection(path, checksum: true) }
+    public var probeWaits: Bool { false }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
         let wanted = try render(for: host)

@@ -9,16 +9,19 @@ struct ProbeBatch: Sendable {
     let probes: [String]
     /// The path each probe wants inspected, if any, by probe index.
     let inspections: [PathInspection?]
+    /// Whether each probe may wait (``Resource/probeWaits``), by probe index; a probe not listed may.
+    let waits: [Bool]
     let nonce: String
     /// How many probes run at once: enough to overlap their waits, few enough for a small host.
     static let lanes = 4
 
     init(
-        _ probes: [String], inspecting inspections: [PathInspection?] = [],
+        _ probes: [String], inspecting inspections: [PathInspection?] = [], waiting waits: [Bool] = [],
         nonce: String = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     ) {
         self.probes = probes
         self.inspections = inspections
+        self.waits = waits
         self.nonce = nonce
     }
 
@@ -27,13 +30,17 @@ struct ProbeBatch: Sendable {
         let probed = steps.map { !$0.runOnce || isFirstHost }
         self.init(
             zip(steps, probed).map { $1 ? $0.resource.probe : "" },
-            inspecting: zip(steps, probed).map { $1 ? $0.resource.inspects : nil })
+            inspecting: zip(steps, probed).map { $1 ? $0.resource.inspects : nil },
+            waiting: steps.map(\.resource.probeWaits))
     }
 
     /// ``inspections`` with one entry for each probe (nil where none was given).
     var paddedInspections: [PathInspection?] {
         inspections + Array(repeating: nil, count: max(0, probes.count - inspections.count))
     }
+
+    /// ``waits`` with one entry for each probe (true where none was given).
+    var paddedWaits: [Bool] { waits + Array(repeating: true, count: max(0, probes.count - waits.count)) }
 
     var script: String {
         var parts: [String] = []
@@ -44,8 +51,8 @@ struct ProbeBatch: Sendable {
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
         let run = probes.indices.filter { !probes[$0].isEmpty }
-        // One probe, or none, runs as it is: no files, no lanes.
-        guard run.count > 1 else {
+        // One probe, or none, or only probes that do not wait, run one after another: no files, no lanes.
+        guard run.count > 1, run.contains(where: { paddedWaits[$0] }) else {
             parts += probes.enumerated().map { index, probe in
                 probe.isEmpty ? marker(index) : "( \(probe)\n) </dev/null 2>/dev/null; \(marker(index))"
             }

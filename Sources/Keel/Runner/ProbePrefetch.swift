@@ -43,7 +43,8 @@ actor ProbePrefetch {
             for become in Set(plans.map(\.become)) {
                 let group = plans.filter { $0.become == become }
                 let combined = ProbeBatch(
-                    group.flatMap(\.batch.probes), inspecting: group.flatMap { $0.batch.paddedInspections })
+                    group.flatMap(\.batch.probes), inspecting: group.flatMap { $0.batch.paddedInspections },
+                    waiting: group.flatMap { $0.batch.paddedWaits })
                 guard
                     let result = try? await transport.run(
                         "/bin/sh -s", input: Array(combined.script.utf8), become: become, timeout: .seconds(300)),
