@@ -40,8 +40,11 @@ extension RunnerTests {
         "a run that changes nothing reads the later plays' probes ahead: facts, the first play and one more round trip per host; once anything changes, each later play probes afresh"
     )
     func readAhead() async throws {
-        let (first, _) = try await counted(chained())
+        let (first, firstTrips) = try await counted(chained())
         #expect(first.totalChanged == 6)
+        // Facts, the first play's probe and the later plays' read ahead; each file play's write and the probe
+        // proving it in one (two before); the copy's probe afresh, its command and proof; the last play's probe.
+        #expect(firstTrips == ["alpha": 9, "beta": 9], "\(firstTrips)")
 
         let (noop, trips) = try await counted(chained())
         #expect(noop.totalChanged == 0)

@@ -353,6 +353,25 @@ struct RunnerTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".keel") }.isEmpty)
     }
 
+    @Test(
+        "the probe proving a batch converged runs in the batch's round trip, its output no part of the command's report"
+    )
+    func batchProvedInItsRoundTrip() async throws {
+        let root = root
+        let files = Playbook("files", summary: "") {
+            Play("write", on: "alpha") { _ in
+                File("\(root)/one", content: "1\n", owner: nil, group: nil)
+                File("\(root)/two", content: "2\n", owner: nil, group: nil)
+            }
+        }
+        let (recap, events) = try await run(files)
+        #expect(recap.failedHosts.isEmpty && events.steps.map(\.status) == [.changed, .changed])
+        let outputs = events.all.compactMap { if case .command(_, _, _, let stdout, _) = $0 { stdout } else { nil } }
+        #expect(outputs == ["keel-step-done\nkeel-step-done\n"], "\(outputs)")
+        let (_, again) = try await run(files)
+        #expect(again.steps.map(\.status) == [.ok, .ok])
+    }
+
     /// A step that can be batched, and whose state after its change cannot be planned from.
     struct BreaksWhenApplied: Resource {
         let path: String

@@ -8,7 +8,8 @@
 /// a shell word cannot hold (a NUL, bytes that are not UTF-8) or that are large follow the script on standard input,
 /// each read exactly with `head -c`. Where an account other than root controls the path, that account writes it
 /// (``PathController/place(_:mode:owner:group:as:)``). A command runs in a subshell with no input; every action's
-/// output goes to standard error.
+/// output goes to standard error. When every step was taken, the same script probes the steps again (the proof that
+/// they converged), its output after a line of its own on standard output: one round trip for both.
 struct ActionBatch {
     /// The command: it reads the script off its input and runs it.
     let command: String
@@ -16,6 +17,7 @@ struct ActionBatch {
     let input: [UInt8]
 
     private static let stepDone = "keel-step-done"
+    private static let probing = "keel-probing"
     /// The largest contents written from the script itself: a shell word of this size costs the shell nothing to
     /// hold, and `printf` is the shell's own (the contents are never an argument of a process).
     private static let largestInScript = 64 * 1024
@@ -29,8 +31,8 @@ struct ActionBatch {
         }
     }
 
-    /// The actions of each step, in order; every one must be ``accepts(_:)``.
-    init(_ steps: [[Action]]) {
+    /// The actions of each step, in order; every one must be ``accepts(_:)``; then, when all were taken, `probe`.
+    init(_ steps: [[Action]], thenProbing probe: ProbeBatch? = nil) {
         let name = ".keel-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         // noclobber: a temporary file is created only if nothing is at its path.
         var lines = ["set -C", "umask=$(umask)"]
@@ -66,6 +68,10 @@ struct ActionBatch {
             lines.append("{ \(parts.joined(separator: " && ")); } || { s=$?; \(cleanup)exit $s; }")
             lines.append("echo \(Self.stepDone)")
         }
+        if let probe {
+            lines.append("echo \(Self.probing)")
+            lines.append("(set +C; umask $umask\n\(probe.script)\n) </dev/null 2>/dev/null")
+        }
         let script = Array(lines.joined(separator: "\n").utf8)
         command = "script=$(head -c \(script.count)) && eval \"$script\""
         self.input = script + input
@@ -93,6 +99,16 @@ struct ActionBatch {
         }
         commands.append("mv -f -- \(quoted) \(shellQuote(path))")
         return commands.joined(separator: " && ")
+    }
+
+    /// What the actions printed and did, and what the probe after them printed: nil when it did not run.
+    static func split(_ result: ExecResult) -> (actions: ExecResult, probe: String?) {
+        let marker = Array("\(probing)\n".utf8)
+        guard let start = result.stdout.firstRange(of: marker) else { return (result, nil) }
+        var actions = result
+        actions.stdout = Array(result.stdout[..<start.lowerBound])
+        (actions.exitStatus, actions.signal) = (0, nil)
+        return (actions, String(decoding: result.stdout[start.upperBound...], as: UTF8.self))
     }
 
     /// How many steps were taken to their end, read from the script's standard output.

@@ -48,6 +48,18 @@ public struct HostExecutor: Sendable {
         return result
     }
 
+    /// Runs `command`, whose output `split` divides into what its report shows and what only the caller reads;
+    /// throws ``CommandFailure`` unless the reported part succeeded.
+    func run<Rest>(
+        _ command: String, input: [UInt8], reporting split: (ExecResult) -> (ExecResult, Rest)
+    ) async throws -> (ExecResult, Rest) {
+        let (reported, rest) = split(
+            try await transport.run(command, input: input, become: become, timeout: .seconds(600), observe: observe))
+        log(command, reported)
+        guard reported.succeeded else { throw CommandFailure(command: command, result: reported) }
+        return (reported, rest)
+    }
+
     /// Takes the actions of `changes` in order, stopping at the first that fails.
     public func perform(_ changes: [Change]) async throws {
         for action in changes.flatMap(\.actions) { try await action.perform(on: self) }

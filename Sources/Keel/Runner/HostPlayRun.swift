@@ -140,8 +140,8 @@ struct HostPlayRun {
         return batch.isEmpty ? nil : batch
     }
 
-    /// Applies `batch`, the changes of the steps from `index` on, in one round trip, probes those steps again in
-    /// one more, and records a report for each. Returns false when one failed: it is reported, the host marked
+    /// Applies `batch`, the changes of the steps from `index` on, and probes those steps again, in one round trip,
+    /// and records a report for each. Returns false when one failed: it is reported, the host marked
     /// failed, and the handlers of the steps before it run.
     private func applyTogether(
         _ batch: [[Change]], from index: Int, of steps: [Step], _ outputs: inout [ProbeOutput],
@@ -152,15 +152,18 @@ struct HostPlayRun {
         let changing = members.indices.filter { !members[$0].1.isEmpty }
         var diffs: [[String]] = []
         if options.diff { for (_, changes) in members { diffs.append(await self.diffs(of: changes)) } }
-        let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) })
+        let reprobe = ProbeBatch(probing: members.map(\.0), isFirstHost: isFirstHost)
+        let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) }, thenProbing: reprobe)
         // The step that failed, by its offset in the batch, and why.
         var failure: (offset: Int, error: String)?
         var fresh = Array(outputs[index..<index + batch.count])
         do {
             if !changing.isEmpty {
                 await state.prefetch.discard()
-                try await executor(telling: HostExecutor.Findings()).run(actions.command, input: actions.input)
-                fresh = try await probe(members.map(\.0))
+                // The probe's output stays out of the command's report.
+                let (_, probed) = try await executor(telling: HostExecutor.Findings()).run(
+                    actions.command, input: actions.input, reporting: ActionBatch.split)
+                fresh = try reprobe.split(probed ?? "")
             }
         } catch let error as CommandFailure {
             let offset = changing[min(ActionBatch.completed(in: error.result.stdoutText), changing.count - 1)]
