@@ -41,20 +41,17 @@ public struct HostExecutor: Sendable {
     public func run(_ command: String, input: [UInt8] = [], timeout: Duration = .seconds(600)) async throws
         -> ExecResult
     {
-        let result = try await transport.run(
-            command, input: input, become: become, timeout: timeout, observe: observe)
-        log(command, result)
-        guard result.succeeded else { throw CommandFailure(command: command, result: result) }
-        return result
+        try await run(command, input: input, timeout: timeout, reporting: { ($0, ()) }).0
     }
 
     /// Runs `command`, whose output `split` divides into what its report shows and what only the caller reads;
     /// throws ``CommandFailure`` unless the reported part succeeded.
     func run<Rest>(
-        _ command: String, input: [UInt8], reporting split: (ExecResult) -> (ExecResult, Rest)
+        _ command: String, input: [UInt8], timeout: Duration = .seconds(600),
+        reporting split: (ExecResult) -> (ExecResult, Rest)
     ) async throws -> (ExecResult, Rest) {
         let (reported, rest) = split(
-            try await transport.run(command, input: input, become: become, timeout: .seconds(600), observe: observe))
+            try await transport.run(command, input: input, become: become, timeout: timeout, observe: observe))
         log(command, reported)
         guard reported.succeeded else { throw CommandFailure(command: command, result: reported) }
         return (reported, rest)

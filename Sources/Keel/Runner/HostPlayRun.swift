@@ -152,14 +152,14 @@ struct HostPlayRun {
         let changing = members.indices.filter { !members[$0].1.isEmpty }
         var diffs: [[String]] = []
         if options.diff { for (_, changes) in members { diffs.append(await self.diffs(of: changes)) } }
-        let reprobe = ProbeBatch(probing: members.map(\.0), isFirstHost: isFirstHost)
-        let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) }, thenProbing: reprobe)
         // The step that failed, by its offset in the batch, and why.
         var failure: (offset: Int, error: String)?
         var fresh = Array(outputs[index..<index + batch.count])
         do {
             if !changing.isEmpty {
                 await state.prefetch.discard()
+                let reprobe = ProbeBatch(probing: members.map(\.0), isFirstHost: isFirstHost)
+                let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) }, thenProbing: reprobe)
                 // The probe's output stays out of the command's report.
                 let (_, probed) = try await executor(telling: HostExecutor.Findings()).run(
                     actions.command, input: actions.input, reporting: ActionBatch.split)
