@@ -40,7 +40,7 @@ public struct RootedTransport: Transport {
         observe: OutputObserver?
     ) async throws -> ExecResult {
         // The engine's probes come as a script on standard input.
-        let script = command == "/bin/sh -s" ? Array(rooted(String(decoding: input, as: UTF8.self)).utf8) : input
+        let script = command == "exec /bin/sh -s" ? Array(rooted(String(decoding: input, as: UTF8.self)).utf8) : input
         return try await LocalTransport().run(
             "PATH=\(shellQuote(binaries)):$PATH; " + rooted(command), input: script, become: become, timeout: timeout,
             outputLimit: outputLimit, observe: observe)

@@ -44,7 +44,9 @@ public protocol Resource: Sendable {
     /// those of a play's steps together (``PathInspection``) and adds their lines after what ``probe`` printed.
     var inspects: PathInspection? { get }
     /// Whether the probe may wait on something (a service, a port, the network): the engine runs a batch's
-    /// probes side by side when one may; probes that only read files run one after another, with nothing to spawn.
+    /// probes side by side when one may. Probes that only read files run one after another, each in the script's
+    /// own shell (no subshell to start): such a probe must not `exit` nor change the shell's directory, options or
+    /// traps.
     var probeWaits: Bool { get }
 }
 

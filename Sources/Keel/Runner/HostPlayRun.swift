@@ -273,9 +273,8 @@ struct HostPlayRun {
 
     private func probe(_ batch: ProbeBatch) async throws -> [ProbeOutput] {
         guard !batch.probes.isEmpty else { return [] }
-        // The script goes through standard input: an exec request holds at most a few tens of kilobytes.
         let result = try await session.transport.run(
-            "/bin/sh -s", input: Array(batch.script.utf8), become: become, timeout: .seconds(300))
+            ProbeBatch.command, input: Array(batch.script.utf8), become: become, timeout: .seconds(300))
         return try batch.split(result.stdoutText)
     }
 

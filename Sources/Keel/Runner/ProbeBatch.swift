@@ -14,6 +14,9 @@ struct ProbeBatch: Sendable {
     let nonce: String
     /// How many probes run at once: enough to overlap their waits, few enough for a small host.
     static let lanes = 4
+    /// The command that runs ``script``, sent on its standard input (an exec request holds at most a few tens of
+    /// kilobytes): the login shell hands its process over to a shell reading it.
+    static let command = "exec /bin/sh -s"
 
     init(
         _ probes: [String], inspecting inspections: [PathInspection?] = [], waiting waits: [Bool] = [],
@@ -51,10 +54,13 @@ struct ProbeBatch: Sendable {
                     + "; printf '\\n@@keel-\(nonce) inspected\\n'")
         }
         let run = probes.indices.filter { !probes[$0].isEmpty }
-        // One probe, or none, or only probes that do not wait, run one after another: no files, no lanes.
+        // One probe, or none, or only probes that do not wait, run one after another: no files, no lanes; one that
+        // does not wait runs in the script's own shell, with no subshell to start.
         guard run.count > 1, run.contains(where: { paddedWaits[$0] }) else {
             parts += probes.enumerated().map { index, probe in
-                probe.isEmpty ? marker(index) : "( \(probe)\n) </dev/null 2>/dev/null; \(marker(index))"
+                if probe.isEmpty { return marker(index) }
+                let (open, close) = paddedWaits[index] ? ("(", ")") : ("{", "}")
+                return "\(open) \(probe)\n\(close) </dev/null 2>/dev/null; \(marker(index))"
             }
             return parts.joined(separator: "\n")
         }

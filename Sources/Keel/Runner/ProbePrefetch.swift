@@ -47,7 +47,7 @@ actor ProbePrefetch {
                     waiting: group.flatMap { $0.batch.paddedWaits })
                 guard
                     let result = try? await transport.run(
-                        "/bin/sh -s", input: Array(combined.script.utf8), become: become, timeout: .seconds(300)),
+                        ProbeBatch.command, input: Array(combined.script.utf8), become: become, timeout: .seconds(300)),
                     var outputs = try? combined.split(result.stdoutText)[...]
                 else { continue }
                 for plan in group {
