@@ -30,6 +30,24 @@ struct EngineSupportTests {
         #expect(ProbeBatch(probes, waiting: [false, false]).script.contains("mktemp"), "unlisted probes may wait")
     }
 
+    @Test("a new tree takes the steps making or writing right inside it, up to the first that does not")
+    func newTreeSteps() {
+        let directory = { (path: String) in [Action.directory(path, mode: 0o755, owner: "root", group: "root")] }
+        let file = { (path: String, account: String) in
+            [Action.upload([], to: path, mode: 0o644, owner: nil, group: nil, as: account)]
+        }
+        let made = ActionBatch([
+            directory("/srv/new"), file("/srv/new/a", "root"), directory("/srv/new/sub"),
+            file("/srv/new/sub/b", "root"),
+            file("/srv/other", "root"), directory("/srv/two"), file("/srv/two/x", "postgres"),
+            directory("/srv/three"), directory("/srv/three/a/b"), directory("/srv/four/"), file("/srv/four/c", "root"),
+            directory("/srv/five"), [.shell("true")], file("/srv/five/d", "root"),
+        ])
+        #expect(made.trees == [0: 4])
+        let script = String(decoding: made.input, as: UTF8.self)
+        #expect(script.contains("mkdir -m 0755 -- /srv/.keel-") && script.contains("mv -T -- /srv/.keel-"), "\(script)")
+    }
+
     @Test("probes run side by side, their outputs still split back in probe order")
     func probesSideBySide() async throws {
         let mark = FileManager.default.temporaryDirectory.appendingPathComponent("keel-lane-\(UUID().uuidString)").path

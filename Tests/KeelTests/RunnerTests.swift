@@ -372,6 +372,47 @@ struct RunnerTests {
         #expect(again.steps.map(\.status) == [.ok, .ok])
     }
 
+    @Test(
+        "a new directory and what goes in it are made together and appear whole: modes exact, nothing temporary left; a failure in it leaves none of it"
+    )
+    func newTree() async throws {
+        let root = root
+        let mode = { (path: String) in
+            try FileManager.default.attributesOfItem(atPath: "\(root)/\(path)")[.posixPermissions] as? Int
+        }
+        let tree = { (twice: Bool) in
+            Playbook("tree", summary: "") {
+                Play("make", on: "alpha") { _ in
+                    Directory("\(root)/tree/top", mode: 0o750, owner: nil, group: nil)
+                    File("\(root)/tree/top/a.conf", content: "a\n", owner: nil, group: nil)
+                    Directory("\(root)/tree/top/private", mode: 0o700, owner: nil, group: nil)
+                    File("\(root)/tree/top/private/key", content: "k\n", mode: 0o600, owner: nil, group: nil)
+                    File("\(root)/tree/top/private/tool", content: "#!/bin/sh\n", mode: 0o755, owner: nil, group: nil)
+                    if twice { File("\(root)/tree/top/a.conf", content: "again\n", owner: nil, group: nil) }
+                }
+            }
+        }
+        // The second write of one path finds the first in its way (files are made exclusively): the tree fails.
+        let (failed, failedEvents) = try await run(tree(true))
+        #expect(failed.failedHosts == ["alpha"])
+        #expect(failedEvents.steps.map(\.status) == [.failed])
+        let error = try #require(failedEvents.steps.first?.error)
+        #expect(
+            error.hasPrefix("this step and the next 5, made as one new tree, left nothing: `mkdir -p -m 0750"),
+            "\(error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/tree").isEmpty)
+
+        let (recap, events) = try await run(tree(false))
+        #expect(recap.failedHosts.isEmpty && events.steps.map(\.status) == Array(repeating: .changed, count: 5))
+        #expect(read("tree/top/a.conf") == "a\n" && read("tree/top/private/key") == "k\n")
+        #expect(
+            try [mode("tree/top"), mode("tree/top/private"), mode("tree/top/private/key")] == [0o750, 0o700, 0o600])
+        #expect(try mode("tree/top/a.conf") == 0o644 && mode("tree/top/private/tool") == 0o755)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/tree") == ["top"])
+        let (again, _) = try await run(tree(false))
+        #expect(again.totalChanged == 0)
+    }
+
     /// A step that can be batched, and whose state after its change cannot be planned from.
     struct BreaksWhenApplied: Resource {
         let path: String

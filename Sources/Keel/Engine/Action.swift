@@ -1,9 +1,10 @@
-/// One thing apply does on a host: a shell command, a file upload or PostgreSQL statements. Each renders the
-/// line the plan shows (`--check -v`) from the same values it executes with, and never shows a secret.
+/// One thing apply does on a host: a shell command, a file upload, a new directory or PostgreSQL statements. Each
+/// renders the line the plan shows (`--check -v`) from the same values it executes with, and never shows a secret.
 public struct Action: Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         case shell(String, input: Secret?, timeout: Duration)
         case upload(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?, account: String)
+        case directory(path: String, mode: UInt32, owner: String?, group: String?)
         case sql([String], connection: PostgresConnection, database: String?, hiding: [Secret])
     }
 
@@ -24,6 +25,12 @@ public struct Action: Sendable, CustomStringConvertible {
         Action(kind: .upload(path: path, bytes: bytes, mode: mode, owner: owner, group: group, account: account))
     }
 
+    /// Directory `path` made by root with `mode`, `owner` and `group`; its missing parents too, with the umask's
+    /// mode (``PathController/makeDirectory(_:mode:owner:group:)``).
+    public static func directory(_ path: String, mode: UInt32, owner: String?, group: String?) -> Action {
+        Action(kind: .directory(path: path, mode: mode, owner: owner, group: group))
+    }
+
     /// `statements` in one psql session, each on its own; the text of `hiding` is shown as `***`.
     public static func sql(
         _ statements: [String], connection: PostgresConnection, database: String? = nil, hiding: [Secret] = []
@@ -40,6 +47,8 @@ public struct Action: Sendable, CustomStringConvertible {
             let ownership = owner.map { " owner \($0)" + (group.map { ":\($0)" } ?? "") } ?? ""
             let writer = account == "root" ? "" : ", written as \(account)"
             return "upload \(path) (\(bytes.count) bytes, mode \(octal(mode))\(ownership)\(writer))"
+        case .directory(let path, let mode, let owner, let group):
+            return PathController.makeDirectory(path, mode: mode, owner: owner, group: group).text
         case .sql(let statements, _, let database, let hiding):
             let shown = statements.map { statement in
                 hiding.reduce(statement) { $0.replacingOccurrences(of: $1.reveal(), with: "***") }
@@ -56,6 +65,8 @@ public struct Action: Sendable, CustomStringConvertible {
         case .upload(let path, let bytes, let mode, let owner, let group, let account):
             try await host.run(
                 PathController.place(path, mode: mode, owner: owner, group: group, as: account).text, input: bytes)
+        case .directory(let path, let mode, let owner, let group):
+            try await host.run(PathController.makeDirectory(path, mode: mode, owner: owner, group: group).text)
         case .sql(let statements, let connection, let database, _):
             try await host.run(
                 connection.psql(database: database).text,

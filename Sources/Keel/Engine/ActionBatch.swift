@@ -4,17 +4,20 @@
 ///
 /// A host starts processes slowly (about a millisecond each in a container), so a file costs one: the shell's own
 /// `printf` writes a temporary file beside it, created exclusively under a name only this batch knows, with its mode
-/// from the umask (`chmod` and `chown` only where that cannot give it), and `mv` renames it over the path. Contents
-/// a shell word cannot hold (a NUL, bytes that are not UTF-8) or that are large follow the script on standard input,
-/// each read exactly with `head -c`. Where an account other than root controls the path, that account writes it
-/// (``PathController/place(_:mode:owner:group:as:)``). A command runs in a subshell with no input; every action's
-/// output goes to standard error. When every step was taken, the same script probes the steps again (the proof that
+/// from the umask (`chmod` and `chown` only where that cannot give it), and `mv` renames it over the path; a new
+/// directory and what the next steps put in it are made together, as one tree renamed into place (``NewTree``).
+/// Contents a shell word cannot hold (a NUL, bytes that are not UTF-8) or that are large follow the script on
+/// standard input, each read exactly with `head -c`. Where an account other than root controls the path, that
+/// account writes it (``PathController/place(_:mode:owner:group:as:)``). A command runs in a subshell with no input;
+/// every action's output goes to standard error. When every step was taken, the same script probes the steps again (the proof that
 /// they converged), its output after a line of its own on standard output: one round trip for both.
 struct ActionBatch {
     /// The command: it reads the script off its input and runs it.
     let command: String
     /// The script, then the bytes of the uploads it reads with `head`, in that order.
     let input: [UInt8]
+    /// How many steps each new tree made together (``NewTree``), by the offset of its first step.
+    let trees: [Int: Int]
 
     private static let stepDone = "keel-step-done"
     private static let probing = "keel-probing"
@@ -22,10 +25,10 @@ struct ActionBatch {
     /// hold, and `printf` is the shell's own (the contents are never an argument of a process).
     private static let largestInScript = 64 * 1024
 
-    /// Whether `action` can be taken inside a batch: an upload, or a command that reads no input.
+    /// Whether `action` can be taken inside a batch: an upload, a new directory, or a command that reads no input.
     static func accepts(_ action: Action) -> Bool {
         switch action.kind {
-        case .upload: true
+        case .upload, .directory: true
         case .shell(_, let input, _): input == nil
         case .sql: false
         }
@@ -38,10 +41,21 @@ struct ActionBatch {
         var lines = ["set -C", "umask=$(umask)"]
         var input: [UInt8] = []
         var uploads = 0
-        for actions in steps {
+        var trees: [Int: Int] = [:]
+        var index = 0
+        while index < steps.count {
+            if let tree = NewTree(steps[index...]) {
+                let staging = tree.staging(named: "\(name)-\(index)")
+                let script = tree.script(in: staging, input: &input)
+                lines.append("{ \(script); } || { s=$?; rm -rf -- \(shellQuote(staging)); exit $s; }")
+                lines += Array(repeating: "echo \(Self.stepDone)", count: tree.steps)
+                trees[index] = tree.steps
+                index += tree.steps
+                continue
+            }
             var parts: [String] = []
             var temporaries: [String] = []
-            for action in actions {
+            for action in steps[index] {
                 switch action.kind {
                 case .upload(let path, let bytes, let mode, let owner, let group, let account):
                     uploads += 1
@@ -54,12 +68,15 @@ struct ActionBatch {
                     let directory = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
                     let temporary = "\(directory)/\(name)-\(uploads)"
                     temporaries.append(shellQuote(temporary))
-                    let word = Self.shellWord(bytes)
-                    if word == nil { input += bytes }
-                    let write = word.map { "printf %s \($0)" } ?? "head -c \(bytes.count)"
-                    parts.append(Self.place(path, from: temporary, writtenBy: write, mode, owner, group))
+                    let write = Self.write(bytes, input: &input)
+                    parts.append(
+                        (Self.create(temporary, writtenBy: write, mode, owner, group)
+                            + ["mv -f -- \(shellQuote(temporary)) \(shellQuote(path))"]).joined(separator: " && "))
                 case .shell(let command, _, _):
                     parts.append("(set +C; umask $umask; \(command)) </dev/null >&2")
+                case .directory(let path, let mode, let owner, let group):
+                    let make = PathController.makeDirectory(path, mode: mode, owner: owner, group: group)
+                    parts.append("(set +C; umask $umask; \(make.text)) </dev/null >&2")
                 case .sql:
                     preconditionFailure("a batch takes no SQL")
                 }
@@ -67,6 +84,7 @@ struct ActionBatch {
             let cleanup = temporaries.isEmpty ? "" : "rm -f -- \(temporaries.joined(separator: " ")); "
             lines.append("{ \(parts.joined(separator: " && ")); } || { s=$?; \(cleanup)exit $s; }")
             lines.append("echo \(Self.stepDone)")
+            index += 1
         }
         if let probe {
             lines.append("echo \(Self.probing)")
@@ -75,30 +93,33 @@ struct ActionBatch {
         let script = Array(lines.joined(separator: "\n").utf8)
         command = "script=$(head -c \(script.count)) && eval \"$script\""
         self.input = script + input
+        self.trees = trees
     }
 
-    /// `bytes` as one quoted shell word, when the script can carry them: small, UTF-8, no NUL.
-    private static func shellWord(_ bytes: [UInt8]) -> String? {
+    /// The shell's own `printf` of `bytes` as a word of the script when it can carry them (small, UTF-8, no NUL);
+    /// else `head` reading them exactly, from `input` after the script.
+    static func write(_ bytes: [UInt8], input: inout [UInt8]) -> String {
         guard bytes.count <= largestInScript, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self)
-        else { return nil }
-        return shellQuote(text)
+        else {
+            input += bytes
+            return "head -c \(bytes.count)"
+        }
+        return "printf %s \(shellQuote(text))"
     }
 
-    /// What `write` prints placed at `path`, through `temporary` beside it, as root.
-    private static func place(
-        _ path: String, from temporary: String, writtenBy write: String, _ mode: UInt32, _ owner: String?,
-        _ group: String?
-    ) -> String {
+    /// The commands making a new file at `path` of what `write` prints, as root, with `mode`, `owner` and `group`.
+    static func create(
+        _ path: String, writtenBy write: String, _ mode: UInt32, _ owner: String?, _ group: String?
+    ) -> [String] {
         // Created with 0666 less the umask: exact for modes without execute or special bits.
         let exact = mode & 0o7111 == 0
-        let quoted = shellQuote(temporary)
+        let quoted = shellQuote(path)
         var commands = ["umask \(octal(exact ? 0o777 & ~mode : 0o077))", "\(write) > \(quoted)"]
         if !exact { commands.append("chmod \(octal(mode)) \(quoted)") }
         if owner != nil || group != nil {
-            commands.append(PathController.chown(temporary, owner: owner, group: group).text)
+            commands.append(PathController.chown(path, owner: owner, group: group).text)
         }
-        commands.append("mv -f -- \(quoted) \(shellQuote(path))")
-        return commands.joined(separator: " && ")
+        return commands
     }
 
     /// What the actions printed and did, and what the probe after them printed: nil when it did not run.

@@ -26,23 +26,15 @@ public struct Directory: Resource {
         case .directory:
             return try current.attributeChanges(path: path, mode: mode, owner: owner, group: group)
         case .missing:
-            // Made with its mode, never there with another; a setgid parent hands its bit down all the same, which
-            // chmod then clears (the shell's test finds it without a process).
-            var command: ShellCommand = "mkdir -p -m \(raw: octal(mode)) -- \(path)"
-            if mode & 0o2000 == 0 {
-                command = "\(command) && { [ ! -g \(path) ] || chmod \(raw: exactMode(mode)) \(path); }"
-            }
-            if current.account != "root" {
+            guard current.account == "root" else {
                 // The account that controls it makes it, and so owns it.
+                var command = PathController.makeDirectory(path, mode: mode, owner: nil, group: nil)
                 if let group { command = "\(command) && chgrp \(group) \(path)" }
                 return [
                     Change("create (mode \(octal(mode)))", .shell(PathController.run(command, as: current.account)))
                 ]
             }
-            if owner != nil || group != nil {
-                command = "\(command) && \(PathController.chown(path, owner: owner, group: group))"
-            }
-            return [Change("create (mode \(octal(mode)))", .shell(command))]
+            return [Change("create (mode \(octal(mode)))", .directory(path, mode: mode, owner: owner, group: group))]
         case .file, .other:
             throw ResourceError("\(path) exists but is not a directory; remove it or choose another path")
         }

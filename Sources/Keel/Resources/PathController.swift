@@ -42,6 +42,22 @@ enum PathController {
         return "{ { [ -O / ]\(owned)\(grouped); } || \(chown); }"
     }
 
+    /// The command root makes directory `path` (and its missing parents) with.
+    static func makeDirectory(_ path: String, mode: UInt32, owner: String?, group: String?) -> ShellCommand {
+        let make: ShellCommand = "mkdir -p -m \(raw: octal(mode)) -- \(path)"
+        return settle(directory: path, mode: mode, owner: owner, group: group).map { "\(make) && \($0)" } ?? make
+    }
+
+    /// What gives a directory just made with `mode` exactly that mode, and `owner` and `group` (where given); nil
+    /// when nothing can be amiss. Made with its mode it is never there with another, but a setgid parent hands its
+    /// bit (and group) down all the same, which chmod then clears: the shell's test finds it without a process.
+    static func settle(directory path: String, mode: UInt32, owner: String?, group: String?) -> ShellCommand? {
+        var commands: [ShellCommand] = []
+        if mode & 0o2000 == 0 { commands.append("{ [ ! -g \(path) ] || chmod \(raw: exactMode(mode)) \(path); }") }
+        if owner != nil || group != nil { commands.append(chown(path, owner: owner, group: group)) }
+        return commands.isEmpty ? nil : commands.joined(separator: " && ")
+    }
+
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
     /// `runuser`.
     static func run(_ command: ShellCommand, as account: String) -> ShellCommand {

@@ -155,20 +155,28 @@ struct HostPlayRun {
         // The step that failed, by its offset in the batch, and why.
         var failure: (offset: Int, error: String)?
         var fresh = Array(outputs[index..<index + batch.count])
+        var trees: [Int: Int] = [:]
         do {
             if !changing.isEmpty {
                 await state.prefetch.discard()
                 let reprobe = ProbeBatch(probing: members.map(\.0), isFirstHost: isFirstHost)
                 let actions = ActionBatch(changing.map { members[$0].1.flatMap(\.actions) }, thenProbing: reprobe)
+                trees = actions.trees
                 // The probe's output stays out of the command's report.
                 let (_, probed) = try await executor(telling: HostExecutor.Findings()).run(
                     actions.command, input: actions.input, reporting: ActionBatch.split)
                 fresh = try reprobe.split(probed ?? "")
             }
         } catch let error as CommandFailure {
-            let offset = changing[min(ActionBatch.completed(in: error.result.stdoutText), changing.count - 1)]
+            let taken = min(ActionBatch.completed(in: error.result.stdoutText), changing.count - 1)
+            let offset = changing[taken]
             let commands = members[offset].1.flatMap(\.actions).map(\.description).joined(separator: "; ")
-            failure = (offset, "\(CommandFailure(command: commands, result: error.result))")
+            let why = "\(CommandFailure(command: commands, result: error.result))"
+            failure = (
+                offset,
+                trees[taken].map { "this step and the next \($0 - 1), made as one new tree, left nothing: " + why }
+                    ?? why
+            )
         } catch {
             _ = await runHandlers(notified)
             return await fail(report(named: "apply and probe \(changing.count) files", .failed, error: "\(error)"))
