@@ -30,7 +30,9 @@ public struct Facts: Sendable, Equatable, Codable {
     static let script = """
         . /etc/os-release 2>/dev/null; echo "os_id=$ID"; echo "os_version=$VERSION_ID"; echo "os_like=$ID_LIKE"
         echo "os_codename=$VERSION_CODENAME"
-        echo "arch=$(uname -m)"; echo "cpus=$(nproc 2>/dev/null || echo 1)"
+        read -r a 2>/dev/null < /proc/sys/kernel/arch || a=$(uname -m); echo "arch=$a"
+        c=; while read -r k v; do [ "$k" = Cpus_allowed_list: ] && c=$v; done 2>/dev/null < /proc/self/status
+        if [ -n "$c" ]; then echo "cpu_list=$c"; else echo "cpus=$(nproc 2>/dev/null || echo 1)"; fi
         read -r h < /proc/sys/kernel/hostname && echo "hostname=$h"
         while read -r k v _; do [ "$k" = MemTotal: ] && { echo "mem_kb=$v"; break; }; done < /proc/meminfo
         while read -r i d _; do [ "$d" = 00000000 ] && { echo "default_if=$i"; break; }; done 2>/dev/null < /proc/net/route
@@ -43,6 +45,16 @@ public struct Facts: Sendable, Equatable, Codable {
     /// The host's facts, read through `transport` in one round trip.
     public static func gather(through transport: any Transport) async throws -> Facts {
         parse(try await transport.run(script, timeout: .seconds(60)).stdoutText)
+    }
+
+    /// How many processors a list such as `0-3,6` names (what `nproc` counts: those the shell may run on); 1 when
+    /// it names none.
+    static func processors(in list: String) -> Int {
+        let count = list.split(separator: ",").reduce(0) { count, range in
+            let bounds = range.split(separator: "-").compactMap { Int($0) }
+            return count + (bounds.count == 2 ? max(0, bounds[1] - bounds[0] + 1) : bounds.count)
+        }
+        return max(1, count)
     }
 
     /// Reads the output of ``script``.
@@ -62,6 +74,7 @@ public struct Facts: Sendable, Equatable, Codable {
             case "arch": facts.architecture = value
             case "hostname": facts.hostname = value
             case "cpus": facts.processors = Int(value) ?? 1
+            case "cpu_list": facts.processors = processors(in: value)
             case "mem_kb": facts.memoryMegabytes = (Int(value) ?? 0) / 1024
             case "default_if": defaultInterface = value
             case "addr":

@@ -14,12 +14,15 @@ public struct PathInspection: Sendable, Hashable {
     }
 
     /// The shell reading `inspections`: stat's records (raw mode in hex, so no locale can rename a type), each
-    /// ended by NUL as a path cannot hold one, printed before `separator`; then sha256sum's lines for the regular
-    /// files among those with `checksum`, checked not to be links first.
+    /// ended by NUL as a path cannot hold one, printed before `separator` (no `stat` started when the shell's own
+    /// tests find none of the paths, as on a first run); then sha256sum's lines for the regular files among those
+    /// with `checksum`, checked not to be links first.
     static func script(_ inspections: [PathInspection], separator: String) -> String {
         let paths = Set(inspections.map(\.path)).sorted().map(shellQuote).joined(separator: " ")
         let summed = Set(inspections.filter(\.checksum).map(\.path)).sorted().map(shellQuote).joined(separator: " ")
-        var script = "stat --printf '%f|%a|%U|%G|%n\\0' -- \(paths) 2>/dev/null; \(separator)"
+        var script =
+            "e=; for p in \(paths); do { [ -e \"$p\" ] || [ -L \"$p\" ]; } && { e=1; break; }; done; "
+            + "[ -z \"$e\" ] || stat --printf '%f|%a|%U|%G|%n\\0' -- \(paths) 2>/dev/null; \(separator)"
         if !summed.isEmpty {
             script +=
                 "\n(set --; for f in \(summed); do [ -f \"$f\" ] && [ ! -L \"$f\" ] && set -- \"$@\" \"$f\"; done; "
