@@ -7,11 +7,20 @@
 /// The tree takes, after the step making its top directory, each next step that makes a directory or writes a
 /// file (as root) right inside a directory the tree makes. When any of them fails, nothing of the tree is left.
 struct NewTree {
+    /// A directory (no contents) or a file the tree makes.
+    private struct Entry {
+        let path: String
+        let contents: [UInt8]?
+        let mode: UInt32
+        let owner: String?
+        let group: String?
+    }
+
     /// How many steps the tree takes, from the first.
     let steps: Int
     private let top: String
-    private let directories: [(path: String, mode: UInt32, owner: String?, group: String?)]
-    private let files: [(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?)]
+    /// In the order of their steps: a directory before what is in it.
+    private let entries: [Entry]
 
     /// The tree the first steps of `steps` make, each step's actions given; nil when fewer than two steps join.
     init?(_ steps: ArraySlice<[Action]>) {
@@ -19,26 +28,23 @@ struct NewTree {
             case .directory(let top, let mode, let owner, let group) = first[0].kind,
             Self.isPlain(top)
         else { return nil }
-        var directories = [(path: top, mode: mode, owner: owner, group: group)]
-        var files: [(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?)] = []
+        var entries = [Entry(path: top, contents: nil, mode: mode, owner: owner, group: group)]
         var made: Set<String> = [top]
-        var taken = 1
         joining: for actions in steps.dropFirst() {
             guard actions.count == 1 else { break }
             switch actions[0].kind {
             case .directory(let path, let mode, let owner, let group) where Self.isInside(made, path):
-                directories.append((path, mode, owner, group))
+                entries.append(Entry(path: path, contents: nil, mode: mode, owner: owner, group: group))
                 made.insert(path)
             case .upload(let path, let bytes, let mode, let owner, let group, let account)
             where account == "root" && Self.isInside(made, path):
-                files.append((path, bytes, mode, owner, group))
+                entries.append(Entry(path: path, contents: bytes, mode: mode, owner: owner, group: group))
             default:
                 break joining
             }
-            taken += 1
         }
-        guard taken > 1 else { return nil }
-        (self.steps, self.top, self.directories, self.files) = (taken, top, directories, files)
+        guard entries.count > 1 else { return nil }
+        (self.steps, self.top, self.entries) = (entries.count, top, entries)
     }
 
     /// The path the tree is made at before its rename, beside its top directory.
@@ -55,6 +61,7 @@ struct NewTree {
         // gives them.
         let parent = Self.parent(of: top)
         var commands = ["umask $umask", "{ [ -d \(shellQuote(parent)) ] || mkdir -p -- \(shellQuote(parent)); }"]
+        let directories = entries.filter { $0.contents == nil }
         var index = 0
         while index < directories.count {
             let mode = directories[index].mode
@@ -70,8 +77,9 @@ struct NewTree {
                 commands.append(settle.text)
             }
         }
-        for file in files {
-            let write = ActionBatch.write(file.bytes, input: &input)
+        for file in entries {
+            guard let contents = file.contents else { continue }
+            let write = ActionBatch.write(contents, input: &input)
             commands += ActionBatch.create(staged(file.path), writtenBy: write, file.mode, file.owner, file.group)
         }
         commands.append("mv -T -- \(shellQuote(staging)) \(shellQuote(top))")
