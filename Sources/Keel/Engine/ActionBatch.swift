@@ -9,8 +9,8 @@
 /// Contents a shell word cannot hold (a NUL, bytes that are not UTF-8) or that are large follow the script on
 /// standard input, each read exactly with `head -c`. Where an account other than root controls the path, that
 /// account writes it (``PathController/place(_:mode:owner:group:as:)``). A command runs in a subshell with no input;
-/// every action's output goes to standard error. When every step was taken, the same script probes the steps again (the proof that
-/// they converged), its output after a line of its own on standard output: one round trip for both.
+/// every action's output goes to standard error. When every step was taken, the same script probes the steps again
+/// (the proof that they converged), its output after a line of its own on standard output: one round trip for both.
 struct ActionBatch {
     /// The command: it reads the script off its input and runs it.
     let command: String
