@@ -65,8 +65,7 @@ struct ActionBatch {
                         parts.append("head -c \(bytes.count) | (set +C; umask $umask; \(place.text)) >&2")
                         continue
                     }
-                    let directory = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
-                    let temporary = "\(directory)/\(name)-\(uploads)"
+                    let temporary = "\(PathController.directory(of: path))/\(name)-\(uploads)"
                     temporaries.append(shellQuote(temporary))
                     let write = Self.write(bytes, input: &input)
                     parts.append(

@@ -100,8 +100,9 @@ struct NewTree {
         isPlain(path) && made.contains(parent(of: path))
     }
 
+    /// The directory `path` is in, `/` for a path right under it.
     private static func parent(of path: String) -> String {
-        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let parent = PathController.directory(of: path)
         return parent.isEmpty ? "/" : parent
     }
 }

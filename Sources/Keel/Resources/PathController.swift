@@ -42,6 +42,11 @@ enum PathController {
         return "{ { [ -O / ]\(owned)\(grouped); } || \(chown); }"
     }
 
+    /// The directory `path` is in: its text before the last `/` (empty right under `/`, and for a bare name).
+    static func directory(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
     /// The command root makes directory `path` (and its missing parents) with.
     static func makeDirectory(_ path: String, mode: UInt32, owner: String?, group: String?) -> ShellCommand {
         let make: ShellCommand = "mkdir -p -m \(raw: octal(mode)) -- \(path)"
@@ -72,7 +77,7 @@ enum PathController {
     static func place(_ path: String, mode: UInt32, owner: String?, group: String?, as account: String)
         -> ShellCommand
     {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let directory = Self.directory(of: path)
         let ownership: ShellCommand
         if account == "root", owner != nil || group != nil {
             ownership = " && chown \(Self.ownership(owner, group)) \"$t\""
