@@ -79,11 +79,11 @@ struct ClusterFlowOptions: ParsableArguments {
                     + ".keel-secrets.yml (mode 0600) beside the inventory; only keel deploy and add-node make secrets")
         }
         let flow: Flow
+        let fleet = { Fleet(forks: max(connection.forks, model.allHosts.count), connector: pool.connector) }
         do {
-            flow = try await planning(model, inventory) {
-                Fleet(forks: max(connection.forks, model.allHosts.count), connector: pool.connector)
-            }
+            flow = try await planning(model, inventory, fleet)
             try flow.check(model)
+            try await flow.readiness(model)?.refuseUnready(flow: Flow.name, inventory: inventory, fleet: fleet())
         } catch let error as FlowError {
             throw CLIError(error.description)
         } catch let error as StatusError {

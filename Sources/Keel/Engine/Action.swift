@@ -1,8 +1,10 @@
-/// One thing apply does on a host: a shell command, a file upload, a new directory or PostgreSQL statements. Each
+/// One thing apply does on a host: a shell command (cut short with the run, or run to its end), a file upload, a new
+/// directory or PostgreSQL statements. Each
 /// renders the line the plan shows (`--check -v`) from the same values it executes with, and never shows a secret.
 public struct Action: Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         case shell(String, input: Secret?, timeout: Duration)
+        case detached(String, timeout: Duration)
         case upload(path: String, bytes: [UInt8], mode: UInt32, owner: String?, group: String?, account: String)
         case directory(path: String, mode: UInt32, owner: String?, group: String?)
         case sql([String], connection: PostgresConnection, database: String?, hiding: [Secret])
@@ -15,6 +17,12 @@ public struct Action: Sendable, CustomStringConvertible {
         -> Action
     {
         Action(kind: .shell(command.text, input: input, timeout: timeout))
+    }
+
+    /// `command` under `/bin/sh` as root, run to its end whatever becomes of the run (``DetachedJob``): for a step
+    /// whose interruption would leave the host needing repair by hand, dpkg's. It takes no standard input.
+    public static func detached(_ command: ShellCommand, timeout: Duration = .seconds(1800)) -> Action {
+        Action(kind: .detached(command.text, timeout: timeout))
     }
 
     /// `bytes` written to `path` atomically, with mode and owner set before the file appears; by `account` when
@@ -41,7 +49,7 @@ public struct Action: Sendable, CustomStringConvertible {
     /// The action as the plan shows it.
     public var description: String {
         switch kind {
-        case .shell(let command, _, _):
+        case .shell(let command, _, _), .detached(let command, _):
             return command
         case .upload(let path, let bytes, let mode, let owner, let group, let account):
             let ownership = owner.map { " owner \($0)" + (group.map { ":\($0)" } ?? "") } ?? ""
@@ -62,6 +70,8 @@ public struct Action: Sendable, CustomStringConvertible {
         switch kind {
         case .shell(let command, let input, let timeout):
             try await host.run(command, input: input.map { Array($0.reveal().utf8) } ?? [], timeout: timeout)
+        case .detached(let command, let timeout):
+            try await host.runDetached(command, timeout: timeout)
         case .upload(let path, let bytes, let mode, let owner, let group, let account):
             try await host.run(
                 PathController.place(path, mode: mode, owner: owner, group: group, as: account).text, input: bytes)

@@ -25,12 +25,13 @@ struct ActionBatch {
     /// hold, and `printf` is the shell's own (the contents are never an argument of a process).
     private static let largestInScript = 64 * 1024
 
-    /// Whether `action` can be taken inside a batch: an upload, a new directory, or a command that reads no input.
+    /// Whether `action` can be taken inside a batch: an upload, a new directory, or a command that reads no input
+    /// and may be cut short with the run.
     static func accepts(_ action: Action) -> Bool {
         switch action.kind {
         case .upload, .directory: true
         case .shell(_, let input, _): input == nil
-        case .sql: false
+        case .detached, .sql: false
         }
     }
 
@@ -76,8 +77,8 @@ struct ActionBatch {
                 case .directory(let path, let mode, let owner, let group):
                     let make = PathController.makeDirectory(path, mode: mode, owner: owner, group: group)
                     parts.append("(set +C; umask $umask; \(make.text)) </dev/null >&2")
-                case .sql:
-                    preconditionFailure("a batch takes no SQL")
+                case .detached, .sql:
+                    preconditionFailure("a batch takes no SQL and no detached job")
                 }
             }
             let cleanup = temporaries.isEmpty ? "" : "rm -f -- \(temporaries.joined(separator: " ")); "

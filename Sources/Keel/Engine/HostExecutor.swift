@@ -44,6 +44,17 @@ public struct HostExecutor: Sendable {
         try await run(command, input: input, timeout: timeout, reporting: { ($0, ()) }).0
     }
 
+    /// Runs `command` to its end as a ``DetachedJob``, following its output; reports and fails as ``run(_:input:timeout:)``
+    /// does, naming `command` itself. The session waits a minute past the job's own bound before it gives up on it.
+    func runDetached(_ command: String, timeout: Duration) async throws {
+        let seconds = Int(timeout.components.seconds)
+        let result = try await transport.run(
+            DetachedJob.script(command, seconds: seconds).text, input: [], become: become,
+            timeout: .seconds(seconds + 60), observe: observe)
+        log(command, result)
+        guard result.succeeded else { throw CommandFailure(command: command, result: result) }
+    }
+
     /// Runs `command`, whose output `split` divides into what its report shows and what only the caller reads;
     /// throws ``CommandFailure`` unless the reported part succeeded.
     func run<Rest>(

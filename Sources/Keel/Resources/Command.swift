@@ -10,18 +10,22 @@ public struct Command: Resource {
     public var timeout: Duration
     /// What the command does, in a few words, as reports name the step (the command itself shows under `-v`).
     public var what: String?
+    /// Run to its end whatever becomes of the run (``Action/detached(_:timeout:)``), for a command whose
+    /// interruption would leave the host needing repair by hand (one running dpkg). It takes no input.
+    public var detached: Bool
 
     public init(
         _ command: ShellCommand, what: String? = nil, creates: String? = nil, unless: ShellCommand? = nil,
-        input: Secret? = nil,
-        timeout: Duration = .seconds(600)
+        input: Secret? = nil, timeout: Duration = .seconds(600), detached: Bool = false
     ) {
+        precondition(!detached || input == nil, "a detached command takes no input")
         self.command = command
         self.what = what
         self.creates = creates
         self.unless = unless
         self.input = input
         self.timeout = timeout
+        self.detached = detached
     }
 
     public var description: String { what ?? "command \(command)" }
@@ -40,7 +44,11 @@ public struct Command: Resource {
     public var affectsOtherResources: Bool { true }
 
     public func changes(from output: ProbeOutput, on host: HostContext) throws -> [Change] {
-        output.fields["guard"] == "satisfied"
-            ? [] : [Change("run", .shell(command, input: input, timeout: timeout))]
+        guard output.fields["guard"] != "satisfied" else { return [] }
+        return [
+            Change(
+                "run", detached ? .detached(command, timeout: timeout) : .shell(command, input: input, timeout: timeout)
+            )
+        ]
     }
 }

@@ -1,4 +1,5 @@
-/// System packages installed (or removed) with the host's package manager: apt on Debian, dnf on the RHEL family.
+/// System packages installed (or removed) with the host's package manager: apt on Debian, dnf on the RHEL family,
+/// run to its end whatever becomes of the run (``Action/detached(_:timeout:)``).
 public struct Package: Resource {
     public enum State: Sendable { case present, absent }
 
@@ -44,8 +45,7 @@ public struct Package: Resource {
         return [
             Change(
                 "\(state == .present ? "install" : "remove") \(wrong.joined(separator: " "))",
-                .shell(
-                    .raw(state == .present ? manager.install(wrong) : manager.remove(wrong)), timeout: .seconds(1800)))
+                .detached(.raw(state == .present ? manager.install(wrong) : manager.remove(wrong))))
         ]
     }
 }

@@ -51,6 +51,11 @@ public struct AddBalancerFlow: ClusterFlow, Sendable {
 
     public func plan(_ model: ClusterModel) -> String? { nil }
 
+    /// The running members, whose pg_hba lets the new PgBouncers in (the new balancers are finished as deploy does).
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        HostReadiness(hosts: model.databaseHosts, members: model.databaseHosts)
+    }
+
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { [] }
 
     public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {

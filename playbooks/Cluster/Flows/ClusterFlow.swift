@@ -23,6 +23,10 @@ public protocol ClusterFlow {
     /// What it will do, shown before its confirmations are asked for (and under `--check`); nil shows nothing (the
     /// run's own output says it). No default: a flow's `-> String` would not be this requirement's witness.
     func plan(_ model: ClusterModel) -> String?
+    /// The hosts the flow acts on that must be able to take its steps (``HostReadiness``), read before its plan is
+    /// shown: a flow that would stop one member and fail on the next refuses instead. Nil (the default) for a flow
+    /// that finishes what it finds (deploy, add-node: they wait for a package job and repair an interrupted dpkg).
+    func readiness(_ model: ClusterModel) -> HostReadiness?
     /// What the operator confirms once the plan is shown, before any host changes; none by default.
     var confirmations: [FlowConfirmation] { get }
     /// The playbook for `model`, with what it pushes from this machine (``CarriedSoftware``).
@@ -35,6 +39,7 @@ public protocol ClusterFlow {
 extension ClusterFlow {
     public func check(_ model: ClusterModel) throws(FlowError) {}
     public var confirmations: [FlowConfirmation] { [] }
+    public func readiness(_ model: ClusterModel) -> HostReadiness? { nil }
     public static var acceptsSelection: Bool { false }
     public static var installsExporters: Bool { false }
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { nil }

@@ -47,6 +47,12 @@ public struct RemoveClusterFlow: ClusterFlow, Sendable {
 
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { model.allHosts }
 
+    /// With `--purge-packages`, every host's packages settled (apt refuses an interrupted dpkg); a half-added
+    /// member is otherwise removed like any other.
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        purgePackages ? HostReadiness(hosts: model.allHosts, members: []) : nil
+    }
+
     public func plan(_ model: ClusterModel) -> String? {
         var lines = ["remove-cluster will, on cluster \(model.name):"]
         for host in model.allHosts {

@@ -55,6 +55,12 @@ public struct RemoveNodeFlow: ClusterFlow, Sendable {
 
     public func targetsRemoved(_ model: ClusterModel) -> [String]? { hosts }
 
+    /// The hosts that stay (the leaving ones may be half-added: removing them is what to do with them).
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        let remaining = model.without(hosts)
+        return HostReadiness(hosts: remaining.allHosts, members: remaining.databaseHosts)
+    }
+
     public func plan(_ model: ClusterModel) -> String? {
         let remaining = model.without(hosts)
         var lines = ["remove-node will, on cluster \(model.name):"]

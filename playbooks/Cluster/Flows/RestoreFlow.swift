@@ -66,6 +66,11 @@ public struct RestoreFlow: ClusterFlow, Sendable {
         return [.clusterName]
     }
 
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        if case .nothing = mode { return nil }
+        return .databaseAndRepository(model)
+    }
+
     public func plan(_ model: ClusterModel) -> String? {
         guard case .abandon = mode else { return plan.text + journalNote }
         return "restore will abandon the unfinished \(plan.id) \(journalNote): start Patroni"

@@ -98,6 +98,10 @@ public struct SwitchoverFlow: ClusterFlow, Sendable {
         }
     }
 
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        candidate == leader ? nil : HostReadiness(hosts: model.databaseHosts, members: model.databaseHosts)
+    }
+
     public func plan(_ model: ClusterModel) -> String? {
         guard candidate != leader else { return "switchover: \(leader) leads already, nothing to do\n" }
         return """

@@ -93,6 +93,10 @@ public struct UpdateFlow: ClusterFlow, Sendable {
         host.name == leader && members.count > 1 && UpdatePlays.interruptsClients(model, host)
     }
 
+    public func readiness(_ model: ClusterModel) -> HostReadiness? {
+        HostReadiness(hosts: model.allHosts, members: model.databaseHosts)
+    }
+
     public func plan(_ model: ClusterModel) -> String? {
         guard !hosts.isEmpty || !backupUpdates.isEmpty else {
             return "update: every package of cluster \(model.name) is current, nothing to do\n"

@@ -263,6 +263,8 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }
 
+    public func readiness(_ model: ClusterModel) -> HostReadiness? { .databaseAndRepository(model) }
+
     public func plan(_ model: ClusterModel) -> String? {
         let (from, to, leader) = (plan.from, plan.to, plan.leader)
         let replicas = model.databaseHosts.filter { $0 != leader }

@@ -1,6 +1,7 @@
 import Keel
 
-/// Every host: its server name when the inventory gives one, base packages and the kernel settings the cluster
+/// Every host: what an earlier run's package work left finished (``PackagesSettled``), its server name when the
+/// inventory gives one, base packages and the kernel settings the cluster
 /// needs; on the hosts that get PostgreSQL or pgBackRest, the PGDG repository when the inventory asks for it; then
 /// the packages of every role the host plays, in one transaction (see ``HostPackages``), held from
 /// `unattended-upgrades`.
@@ -9,6 +10,7 @@ struct CommonRole: Role {
     let model: ClusterModel
 
     var steps: [Step] {
+        PackagesSettled()
         if let name = model.hostFlags[host.name]?.serverName {
             // The name resolves before the host takes it: sudo and others look their own name up.
             LineInFile("/etc/hosts", line: "127.0.1.1 \(name)", matching: #"^127\.0\.1\.1\s"#)

@@ -32,6 +32,7 @@ enum MonitoringPlays {
                 + " \(AptGet.remove(list, purging: true))"
                 + " && rm -rf \(MonitoringRole.directory) \(PgBouncerExporterRole.dropIn) \(PgBouncerExporterRole.packageFile)"
                 + " && systemctl daemon-reload",
-            what: "exporters removed (monitoring is off)", unless: "[ ! -e \(MonitoringRole.directory) ]")
+            what: "exporters removed (monitoring is off)", unless: "[ ! -e \(MonitoringRole.directory) ]",
+            detached: true)
     }
 }

@@ -42,7 +42,7 @@ struct PgBouncerExporterRole: Role {
             AptGet.install(Self.packageFile),
             what: "PgBouncer exporter \(PgBouncerExporterPackage.version) installed",
             unless: "[ \"$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' \(Self.service) 2>/dev/null)\" = "
-                + "'\(PgBouncerExporterPackage.version) ii ' ]")
+                + "'\(PgBouncerExporterPackage.version) ii ' ]", detached: true)
         Service(Self.service, state: .started, enabled: true)
     }
 

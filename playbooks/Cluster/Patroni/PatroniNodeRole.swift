@@ -12,6 +12,8 @@ struct PatroniNodeRole: Role {
     private var venv: String { "/opt/patroni/\(model.patroni.version)" }
     /// The link to the running release's `bin` (its unit runs `bin/patroni` through it).
     static let binLink = "/opt/patroni/bin"
+    /// Patroni's systemd unit, written by Keel: a member without it was never finished.
+    static let unitFile = "/etc/systemd/system/patroni.service"
     private var restart: RollingRestart { PatroniRestarts.changedFiles(model, host: host.name) }
 
     /// PostgreSQL from Debian (or PGDG) and the Python libraries Patroni uses from the system.
@@ -104,7 +106,7 @@ struct PatroniNodeRole: Role {
                     values: ["cluster": .string(model.name), "helper": .string(Self.vipHelper)])
             }
             Template(
-                "cluster/patroni/patroni.service", to: "/etc/systemd/system/patroni.service",
+                "cluster/patroni/patroni.service", to: Self.unitFile,
                 values: [
                     "cluster": .string(model.name)
                 ]

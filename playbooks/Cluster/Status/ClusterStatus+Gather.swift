@@ -30,7 +30,9 @@ extension ClusterStatus {
         // With a shared repository every member has the backup timers; the one that is the primary backs up.
         var runs: [BackupStatus.ScheduledRun] = []
         var updating: Set<String> = []
+        var reached: [String] = []
         for (host, outcome) in zip(hosts, outcomes) {
+            if case .unreachable = outcome {} else { reached.append(host) }
             switch outcome {
             case .done(let (read, ownState), _):
                 if status == nil { status = read }
@@ -48,6 +50,7 @@ extension ClusterStatus {
                     + hosts.map { "\($0): \(unconfirmed[$0] ?? "no answer")" }.joined(separator: "\n"))
         }
         status.unconfirmed = unconfirmed
+        await status.explainSilence(of: reached.filter { unconfirmed[$0] != nil }, inventory: inventory, fleet: fleet)
         for index in status.members.indices {
             if let state = ownStates[status.members[index].name] { status.members[index].state = state }
         }
@@ -60,6 +63,19 @@ extension ClusterStatus {
         }
         status.problems = status.findProblems(model)
         return status
+    }
+
+    /// Says why members that answer SSH but not as members are silent, when their host cannot take steps: a
+    /// half-added member (Patroni not installed, dpkg interrupted) is named as such, with what to do.
+    private mutating func explainSilence(of hosts: [String], inventory: Inventory, fleet: Fleet) async {
+        guard !hosts.isEmpty else { return }
+        let found = await HostReadiness(hosts: hosts, members: hosts).problems(inventory: inventory, fleet: fleet)
+        for (host, problems) in found {
+            if problems.contains(where: { if case .unreachable = $0 { true } else { false } }) { continue }
+            unconfirmed[host] =
+                problems.map(\.description).joined(separator: ", ") + ": "
+                + HostReadiness.remedy(problems) + "take \(host) out of the inventory"
+        }
     }
 
     /// The hosts that hold `vip`, among those that may.

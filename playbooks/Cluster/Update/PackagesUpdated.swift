@@ -23,7 +23,7 @@ struct PackagesUpdated: Resource {
         return [
             Change(
                 due.map(\.description).joined(separator: ", "),
-                .shell(stopping.map { "\(raw: $0) && \(install)" } ?? install, timeout: .seconds(1800)))
+                actions: (stopping.map { [.shell(.raw($0))] } ?? []) + [.detached(install)])
         ]
     }
 }
