@@ -49,7 +49,7 @@ extension LabTests {
     }
 
     @Test(
-        "killed with SIGKILL inside dpkg twice (sessions kept, then dropped: dpkg ends whole) and at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); the major upgrade from PostgreSQL 13 to 15 (a stopped replica refuses it; --check fails no writer; every member on 15, every row everywhere, the PgBouncer writer's stall, backups of 15, deploy on 15 changes nothing, --cleanup); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated; then keel_monitoring on: Debian's Prometheus with the printed scrape block and alert rules finds every exporter up, the exporters refuse without the password, a stopped replica fires its alert, 0 changed on the rerun; turned off, the exporters are gone",
+        "killed with SIGKILL inside dpkg twice (sessions kept, then dropped: dpkg ends whole), at three random moments and at five steps of a first deploy and during a parameter change under write load, each rerun converges; then 0 changed; switchovers under the same writer and one through the balancers' PgBouncer (refused cases change nothing); the major upgrade from PostgreSQL 13 to 15 (a stopped replica refuses it; --check fails no writer; every member on 15, every row everywhere, the PgBouncer writer's stall, backups of 15, deploy on 15 changes nothing, --cleanup); a rolling update from PostgreSQL 15.18 to 15.20, killed and rerun; no acknowledged row lost, the PgBouncer writer never failed, no password rotated; then keel_monitoring on: Debian's Prometheus with the printed scrape block and alert rules finds every exporter up, the exporters refuse without the password, a stopped replica fires its alert, 0 changed on the rerun; turned off, the exporters are gone",
         .lab(hosts: 5, fresh: true)
     )
     func killedRunsConverge() async throws {
@@ -82,6 +82,14 @@ extension LabTests {
             "DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 postgresql-13 >/dev/null && echo purged"
         )
         try await killedInDpkg(deploy + ["--keep-connections", "0"], inventory: inventory, on: "h2")
+        // Three moments at random, wherever the deploy has got to by then.
+        for _ in 0..<3 {
+            let moment = Duration.milliseconds(Int.random(in: 2000...20000))
+            print("kill-rerun: killed \(moment) into a deploy")
+            let started = ContinuousClock.now
+            let unkilled = try await deployKilled(deploy) { _ in ContinuousClock.now - started >= moment }
+            #expect(unkilled == nil, "the deploy ended before \(moment):\n\(unkilled ?? "")")
+        }
         var secrets = try? String(contentsOfFile: secretsFile, encoding: .utf8)
         for (step, host) in points {
             let unkilled = try await deployKilled(after: step, on: host, deploy)
@@ -100,7 +108,7 @@ extension LabTests {
         #expect(try String(contentsOfFile: secretsFile, encoding: .utf8) == secrets, "no password rotated")
         let healthy = try await KeelBinary.run(["status", "-i", inventory])
         #expect(healthy.status == 0, "\(healthy)")
-        phase("first deploy killed seven times")
+        phase("first deploy killed ten times")
 
         // A restart-requiring change under write load, killed as the members begin to apply it.
         _ = try await appSQL(cluster, on: "h2", "10.213.0.100", 5000, "CREATE TABLE acked (id int PRIMARY KEY)")

@@ -15,7 +15,10 @@ struct DetachedJobTests {
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("keel-jobs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+        // Modes set outright: a keeper test elsewhere in this process may hold the umask at 0177 for a moment.
+        try FileManager.default.createDirectory(
+            atPath: folder + "/bin", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        chmod(folder, 0o755)
         let run = """
             #!/bin/sh
             while [ $# -gt 0 ]; do case $1 in -p) shift 2;; -*) shift;; *) break;; esac; done
@@ -27,8 +30,8 @@ struct DetachedJobTests {
             p=$(cat \(folder)/pid); if kill -0 "$p" 2>/dev/null; then echo "$p"; else echo 0; fi
             """
         for (name, text) in [("systemd-run", run), ("systemctl", show)] {
-            FileManager.default.createFile(
-                atPath: "\(folder)/bin/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
+            try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/bin/\(name)"))
+            chmod("\(folder)/bin/\(name)", 0o755)
         }
     }
 
@@ -52,33 +55,34 @@ struct DetachedJobTests {
 
     @Test("killing its follower does not end the job: it writes its status, and the probe sees it run until then")
     func outlivesItsFollower() async throws {
-        let marker = folder + "/finished"
+        // The job waits for `go`, which comes once its follower is killed: no step here leans on timing (the
+        // cooperative pool may leave this task waiting for seconds while other suites run).
+        let (go, marker) = (folder + "/go", folder + "/finished")
         let follower = try Shell.spawn(
-            "/bin/sh", ["-c", script("echo started; sleep 8; touch \(marker)")], stdin: "/dev/null",
-            output: "/dev/null")
-        // Killed once the job has begun (it printed), however loaded the machine.
+            "/bin/sh",
+            ["-c", script("echo started; while [ ! -e \(go) ]; do sleep 0.1; done; touch \(marker)")],
+            stdin: "/dev/null", output: folder + "/follower.log")
         let begun = { () -> Bool in
             leftovers.contains { name in
                 name.hasSuffix(".out")
                     && (try? String(contentsOfFile: folder + "/jobs/" + name, encoding: .utf8)) == "started\n"
             }
         }
-        for _ in 0..<600 where !begun() { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(begun())
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !begun(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(begun(), "\(leftovers)")
         kill(follower, SIGKILL)
         _ = Shell.wait(follower)
-        let mayRun =
-            "\(DetachedJob.mayRun.text.replacingOccurrences(of: DetachedJob.directory, with: folder + "/jobs"))"
+        let mayRun = DetachedJob.mayRun.text.replacingOccurrences(of: DetachedJob.directory, with: folder + "/jobs")
         let during = try await LocalTransport().run("if \(mayRun); then echo running; fi")
-        #expect(during.stdoutText == "running\n", "\(during.stderrText) \(leftovers) \(mayRun)")
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: marker) {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        #expect(during.stdoutText == "running\n", "\(during.stderrText) \(leftovers)")
+        FileManager.default.createFile(atPath: go, contents: nil)
+        let ended = { leftovers.contains { $0.hasSuffix(".rc") } }
+        while !ended(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(FileManager.default.fileExists(atPath: marker), "the job ran to its end")
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(ended(), "its status waits for a follower: \(leftovers)")
         let after = try await LocalTransport().run("if \(mayRun); then echo running; else echo ended; fi")
         #expect(after.stdoutText == "ended\n")
-        #expect(leftovers.contains { $0.hasSuffix(".rc") }, "its status waits for a follower: \(leftovers)")
     }
 
     @Test("a detached step is never batched with others, and a Command asks for one only when told")
