@@ -212,6 +212,14 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
                         + "(done on \(plan.leader): \(newest.record.done))",
                     hint: "finish it (keel upgrade --to \(plan.to)) or roll it back (keel upgrade --rollback)")
             }
+            // Only the leader records the point of no return: a rollback judged from another member's record could
+            // delete a new cluster that took writes.
+            if request == .rollback, !newest.leaderRecorded {
+                throw FlowError(
+                    "\(plan.leader), where pg_upgrade ran, holds no record of the upgrade to PostgreSQL \(plan.to): "
+                        + "whether its new cluster started (the point of no return) cannot be told",
+                    hint: "keel upgrade --to \(plan.to) finishes it; nothing was changed")
+            }
             return try UpgradeFlow(
                 resuming: plan, done: newest.record, kept: newest.kept, rollback: request == .rollback,
                 finish: request == .finish, model: model)
@@ -228,10 +236,10 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
     }
 
     /// The newest upgrade of this cluster the members recorded, with the leader's record of it (unfinished when
-    /// any member's is) and the kept replica's.
+    /// any member's is), the kept replica's, and whether the leader recorded it itself.
     /// - Throws: ``FlowError`` when a member cannot be read (its journal could hold one).
     private static func recorded(_ model: ClusterModel, inventory: Inventory, fleet: Fleet) async throws
-        -> (plan: UpgradePlan, record: JournalRecord, kept: JournalRecord?)?
+        -> (plan: UpgradePlan, record: JournalRecord, kept: JournalRecord?, leaderRecorded: Bool)?
     {
         let hosts = model.databaseHosts
         let outcomes = await fleet.run(
@@ -258,7 +266,7 @@ public struct UpgradeFlow: ClusterFlow, Sendable {
         let record =
             leaders.flatMap { $0.isUnfinished ? $0 : nil } ?? same.first(where: \.isUnfinished) ?? leaders
             ?? newest.record
-        return (newest.plan, record, of(newest.plan.kept))
+        return (newest.plan, record, of(newest.plan.kept), leaders != nil)
     }
 
     public var confirmations: [FlowConfirmation] { [.clusterName] }

@@ -8,7 +8,7 @@ struct MemberCloned {
     /// Empties the data directory and starts Patroni, once `first` succeeded when given.
     func command(after first: ShellCommand? = nil) -> ShellCommand {
         (first.map { "\($0) && " } ?? "")
-            + "find \(model.dataDirectory) -mindepth 1 -delete && systemctl enable --now patroni"
+            + "\(PostgresControl.asPostgres("find \(model.dataDirectory) -mindepth 1 -delete")) && systemctl enable --now patroni"
     }
 
     /// Waits for `host` to serve, then to stream on the leader's timeline, caught up.

@@ -25,4 +25,10 @@ struct PostgresControl {
 
     /// Succeeds while PostgreSQL runs on the data directory.
     var running: ShellCommand { "\(pgctl) status >/dev/null 2>&1" }
+
+    /// `command` run by postgres's own shell, so that every path it opens, makes, moves, reads or removes is reached
+    /// with postgres's rights. postgres controls its home, the data directories, a scratch folder given to it and
+    /// `/var/log/postgresql` (root:postgres 1775): a link it planted there must lead root nowhere. The flows touch
+    /// those paths only so; shell variables `command` reads must be exported.
+    static func asPostgres(_ command: ShellCommand) -> ShellCommand { "runuser -u postgres -- sh -c \(command.text)" }
 }

@@ -30,7 +30,8 @@ struct RestoreRecovery: Role {
         // patroni.dynamic.json came with the backup: Patroni would seed the configuration from it.
         plan.stage(
             RestoreProgress.leading, "patroni started on the restored data",
-            command: "rm -f \(model.dataDirectory + "/patroni.dynamic.json") && systemctl enable --now patroni")
+            command: "\(PostgresControl.asPostgres("rm -f \(model.dataDirectory + "/patroni.dynamic.json")")) && "
+                + "systemctl enable --now patroni")
     }
 
     /// Starts PostgreSQL by hand (unless a killed run left it promoted), waits until recovery has ended with a
@@ -39,11 +40,15 @@ struct RestoreRecovery: Role {
     private func recovered(_ postgres: PostgresControl) -> ShellCommand {
         let log = Self.log
         let patience = Int(model.limits.dataCopyTimeout.components.seconds / 2)
-        func fail(_ message: String) -> ShellCommand { "{ echo \(message) >&2; tail -n 20 \(log) >&2; exit 1; }" }
+        // The log is postgres's, in postgres's folder: read as postgres (PostgresControl.asPostgres).
+        func fail(_ message: String) -> ShellCommand {
+            "{ echo \(message) >&2; \(PostgresControl.asPostgres("tail -n 20 \(log)")) >&2; exit 1; }"
+        }
+        func logged(_ line: String) -> ShellCommand { PostgresControl.asPostgres("grep -q \(line) \(log)") }
         let timelineSQL = "SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)"
         var checks: [ShellCommand] = [
             "tl=$(\(model.postgres.run(timelineSQL)))",
-            "grep -q 'selected new timeline ID' \(log) || \(fail("PostgreSQL did not start a new timeline"))",
+            "\(logged("selected new timeline ID")) || \(fail("PostgreSQL did not start a new timeline"))",
         ]
         if let timeline = plan.timeline {
             checks.append(
@@ -51,7 +56,7 @@ struct RestoreRecovery: Role {
             )
         }
         if plan.target != .latest {
-            checks.append("grep -q 'recovery stopping' \(log) || \(fail("recovery did not stop at the target"))")
+            checks.append("\(logged("recovery stopping")) || \(fail("recovery did not stop at the target"))")
         }
         let settings = [
             "restore_command", "recovery_target", "recovery_target_time", "recovery_target_action",
@@ -65,7 +70,7 @@ struct RestoreRecovery: Role {
         let emptied: ShellCommand = ": > \(log)"
         let started: ShellCommand =
             "{ ! \(postgres.running) || ! \(inRecovery) || \(postgres.stopped); } && "
-            + "{ \(postgres.running) || { runuser -u postgres -- sh -c \(emptied.text) && \(postgres.startRecovery(log: log)); }; }"
+            + "{ \(postgres.running) || { \(PostgresControl.asPostgres(emptied)) && \(postgres.startRecovery(log: log)); }; }"
         let promoted: ShellCommand =
             "i=0; while \(inRecovery); do sleep 2; "
             + "\(postgres.running) || \(fail("PostgreSQL stopped before the recovery was complete")); "

@@ -25,30 +25,37 @@ struct UpgradeCompatible: Resource {
         let options = "-c listen_addresses='' -c unix_socket_directories='$scratch' -p $port"
         let cleanup: ShellCommand =
             "\(pgctl(old, "old")) -m immediate stop >/dev/null 2>&1; \(pgctl(new, "new")) -m immediate stop "
-            + ">/dev/null 2>&1; cd /; rm -rf \"$scratch\""
+            + ">/dev/null 2>&1; cd /; rm -rf \"$top\""
+        // Whatever is in the scratch folder is postgres's: written and read as postgres (PostgresControl.asPostgres),
+        // in a folder of root's that postgres cannot replace (its name is for root alone to list).
+        let asPostgres = PostgresControl.asPostgres
+        let dumped = asPostgres(
+            "\(old + "/pg_dumpall") --schema-only --no-role-passwords -p \(model.postgresPort) > \"$scratch/schema.sql\""
+        )
         let copy: ShellCommand =
             "\(initdb(old, "old")) && \(pgctl(old, "old")) -w -l \"$scratch/old.log\" -o \"\(raw: options)\" start "
-            + ">/dev/null && runuser -u postgres -- \(old + "/pg_dumpall") --schema-only --no-role-passwords "
-            + "-p \(model.postgresPort) > \"$scratch/schema.sql\" && runuser -u postgres -- psql -Xq -h \"$scratch\" "
+            + ">/dev/null && \(dumped) && runuser -u postgres -- psql -Xq -h \"$scratch\" "
             + "-p \"$port\" -U \"$install_user\" -d postgres -f \"$scratch/schema.sql\" >/dev/null 2>&1 && "
             + "\(pgctl(old, "old")) -w stop >/dev/null && \(initdb(new, "new"))"
-        let check: ShellCommand =
-            "runuser -u postgres -- \(new + "/pg_upgrade") --check -b \(old) -B \(new) -d \"$scratch/old\" "
-            + "-D \"$scratch/new\" -U \"$install_user\" -p \"$port\" -P $((port + 1)) -s \"$scratch\" "
-            + "> \"$scratch/check.log\" 2>&1"
+        let check = asPostgres(
+            "\(new + "/pg_upgrade") --check -b \(old) -B \(new) -d \"$scratch/old\" -D \"$scratch/new\" "
+                + "-U \"$install_user\" -p \"$port\" -P $((port + 1)) -s \"$scratch\" > \"$scratch/check.log\" 2>&1")
         let probe: ShellCommand =
             "if [ ! -x \(new + "/pg_upgrade") ]; then echo upgrade-check=absent; "
             + "elif ! \(PostgresControl(model).running); then echo upgrade-check=stopped; else ( "
-            + "scratch=$(mktemp -d /var/tmp/keel-upgrade-check.XXXXXX) && chown postgres: \"$scratch\" && cd \"$scratch\" "
+            + "top=$(mktemp -d /var/tmp/keel-upgrade-check.XXXXXX) && chmod 711 \"$top\" && scratch=$top/s && "
+            + "runuser -u postgres -- mkdir -m 700 \"$scratch\" && cd \"$scratch\" && export scratch "
             + "|| { echo upgrade-check=failed; echo no scratch directory in /var/tmp; exit 0; }; "
             + "gone() { \(cleanup); }; trap gone EXIT; "
             + "port=; for p in $(seq \(raw: String(Self.ports.lowerBound)) 2 \(raw: String(Self.ports.upperBound))); do "
             + "ss -Hltn \"( sport = :$p or sport = :$((p + 1)) )\" | grep -q . || { port=$p; break; }; done; "
             + "if [ -z \"$port\" ]; then echo upgrade-check=failed; echo no two free ports in "
             + "\(raw: String(Self.ports.lowerBound))-\(raw: String(Self.ports.upperBound)); "
-            + "elif ! { \(UpgradeSettings.read(model)) && \(copy); }; then echo upgrade-check=failed; echo the schema-only copy could not "
-            + "be made:; tail -n 15 \"$scratch/old.log\" 2>/dev/null; "
-            + "elif \(check); then echo upgrade-check=ok; else echo upgrade-check=failed; tail -n 25 \"$scratch/check.log\"; fi"
+            + "elif ! { \(UpgradeSettings.read(model)) && export port install_user && \(copy); }; then "
+            + "echo upgrade-check=failed; echo the schema-only copy could not be made:; "
+            + "\(asPostgres("tail -n 15 \"$scratch/old.log\"")) 2>/dev/null; "
+            + "elif \(check); then echo upgrade-check=ok; else echo upgrade-check=failed; "
+            + "\(asPostgres("tail -n 25 \"$scratch/check.log\"")); fi"
             + " ) fi"
         return probe.text
     }

@@ -54,7 +54,8 @@ struct UpgradePlays {
         [
             Play("postgresql \(retired.postgresVersion) removed", on: retired.pattern(retired.databaseHosts)) { _ in
                 Command(
-                    "rm -rf \(retired.dataDirectory)", what: "\(retired.dataDirectory) deleted",
+                    PostgresControl.asPostgres("rm -rf \(retired.dataDirectory)"),
+                    what: "\(retired.dataDirectory) deleted",
                     unless: "[ ! -e \(retired.dataDirectory) ]")
                 Package([PostgresPackages.server(retired), PostgresPackages.client(retired)], state: .absent)
             }
@@ -66,11 +67,14 @@ struct UpgradePlays {
     /// pgBackRest older than the release could archive nothing of the upgraded cluster.
     private var backupsReadNewRelease: ShellCommand {
         let version = upgraded.postgresVersion
-        return "scratch=$(mktemp -d) && chown postgres \"$scratch\" && { runuser -u postgres -- pgbackrest "
-            + "--config=/dev/null --stanza=keel-upgrade-check --pg1-path=\(upgraded.dataDirectory) "
-            + "--repo1-path=\"$scratch/repo\" --lock-path=\"$scratch\" --log-level-file=off --log-level-console=error "
-            + "--no-online stanza-create >/dev/null 2>\"$scratch/error\"; read=$?; said=$(head -c 300 \"$scratch/error\"); "
-            + "rm -rf \"$scratch\"; [ \"$read\" = 0 ] || { echo \"the installed pgBackRest ($(pgbackrest version)) "
+        // The scratch folder is postgres's: written and read as postgres.
+        let created = PostgresControl.asPostgres(
+            "pgbackrest --config=/dev/null --stanza=keel-upgrade-check --pg1-path=\(upgraded.dataDirectory) "
+                + "--repo1-path=\"$scratch/repo\" --lock-path=\"$scratch\" --log-level-file=off "
+                + "--log-level-console=error --no-online stanza-create >/dev/null 2>\"$scratch/error\"")
+        return "scratch=$(mktemp -d) && chown postgres \"$scratch\" && export scratch && { \(created); read=$?; "
+            + "said=$(\(PostgresControl.asPostgres("head -c 300 \"$scratch/error\"")));"
+            + " rm -rf \"$scratch\"; [ \"$read\" = 0 ] || { echo \"the installed pgBackRest ($(pgbackrest version)) "
             + "cannot back up PostgreSQL \(raw: String(version)) ($said): install a newer pgbackrest on every host first, then run "
             + "again; the running cluster was not changed\" >&2; false; }; }"
     }
@@ -263,8 +267,7 @@ struct UpgradePlays {
             plan.stage(
                 "rolled-back", "\(model.dataDirectory) whole again, \(upgraded.dataDirectory) removed",
                 command:
-                    "\(Self.formerRunEnded) && { [ ! -e \(oldControl + ".old") ] || mv \(oldControl + ".old") \(oldControl); } && "
-                    + "rm -rf \(upgraded.dataDirectory) \(upgrading) \(Self.settingsFile)"
+                    "\(Self.formerRunEnded) && \(newClusterNeverRan) && \(newClusterUndone) && rm -f \(Self.settingsFile)"
                     + (plan.kept == nil ? "" : " && \(pauseLifted)"))
             Service("patroni", state: .started, enabled: true)
             PatroniPlays.leading(model, host: host.name)
@@ -289,8 +292,7 @@ struct UpgradePlays {
         let cache = model.dataDirectory + "/patroni.dynamic.json"
         return "config=$(\(etcdctl.get(config))) && { [ -z \"$config\" ] || printf '%s' \"$config\" | python3 -c "
             + "\(unpause) | \(etcdctl("put \(config)")) >/dev/null; } && { [ ! -e \(cache) ] || "
-            + "{ python3 -c \(unpause) < \(cache) > \(cache + ".new") && chown postgres: \(cache + ".new") && "
-            + "mv \(cache + ".new") \(cache); }; }"
+            + "\(PostgresControl.asPostgres("python3 -c \(unpause) < \(cache) > \(cache + ".new") && mv \(cache + ".new") \(cache)")); }"
     }
 
     /// The old release back from the kept replica, past the point of no return: the upgraded cluster stopped (what
@@ -325,7 +327,9 @@ struct UpgradePlays {
                 plan.stage(
                     "recloned", "\(model.dataDirectory) cloned from \(kept), \(upgraded.dataDirectory) removed",
                     command: MemberCloned(model: model).command(
-                        after: "rm -rf \(upgraded.dataDirectory) \(upgrading) \(Self.settingsFile)"))
+                        after:
+                            "\(PostgresControl.asPostgres("rm -rf \(upgraded.dataDirectory) \(upgrading)")) && rm -f \(Self.settingsFile)"
+                    ))
                 MemberCloned(model: model).settled(host.name)
             },
         ] + backedUp(model, stage: "backed-up-back", on: kept) + [abandoned, PatroniPlays.inService(model)]
@@ -403,8 +407,32 @@ struct UpgradePlays {
 
     /// The new release's directory (as a deploy makes it) and its data directory, postgres's own.
     private var directories: ShellCommand {
-        "install -d -o postgres -g postgres -m 700 \(ClusterModel.postgresHome + "/\(upgraded.postgresVersion)") "
-            + "\(upgraded.dataDirectory)"
+        let folders: ShellCommand =
+            "\(ClusterModel.postgresHome + "/\(upgraded.postgresVersion)") \(upgraded.dataDirectory)"
+        return PostgresControl.asPostgres("mkdir -p -m 700 \(folders) && chmod 700 \(folders)")
+    }
+
+    /// Fails, removing nothing, when the new cluster ever ran beyond pg_upgrade: Patroni started it (it keeps the
+    /// configuration pg_upgrade left as `postgresql.base.conf`, and its own in `patroni.dynamic.json`), or it runs or
+    /// ran without a clean shutdown. Past that, the files `--link` shares hold its writes: the old cluster is lost.
+    private var newClusterNeverRan: ShellCommand {
+        let data = upgraded.dataDirectory
+        let state: ShellCommand =
+            "runuser -u postgres -- env LC_ALL=C \(upgraded.binDirectory + "/pg_controldata") \(data) 2>/dev/null "
+            + "| sed -n 's/^Database cluster state: *//p'"
+        return "{ [ ! -e \(data + "/PG_VERSION") ] || { [ ! -e \(data + "/postgresql.base.conf") ] && "
+            + "[ ! -e \(data + "/patroni.dynamic.json") ] && case \"$(\(state))\" in 'shut down'|'') true;; *) false;; esac; "
+            + "} || { echo \"PostgreSQL \(raw: String(upgraded.postgresVersion)) ran in \(raw: data) after pg_upgrade: "
+            + "its writes are in the files it shares with the old cluster, which cannot start again; nothing was removed "
+            + "(restore the last backup taken before the upgrade instead)\" >&2; false; }; }"
+    }
+
+    /// What pg_upgrade --link did to the old data directory undone (its `pg_control` back), the new one removed:
+    /// as postgres, whose folders they are.
+    private var newClusterUndone: ShellCommand {
+        PostgresControl.asPostgres(
+            "{ [ ! -e \(oldControl + ".old") ] || mv \(oldControl + ".old") \(oldControl); } && "
+                + "rm -rf \(upgraded.dataDirectory) \(upgrading)")
     }
 
     /// initdb of the new cluster, like the running one.
@@ -415,21 +443,23 @@ struct UpgradePlays {
     /// pg_upgrade --link from the stopped old cluster to the new; its output kept in a log, shown when it fails.
     private var pgUpgrade: ShellCommand {
         let log = "/var/log/postgresql/keel-pg_upgrade.log"
-        return "{ cd \(ClusterModel.postgresHome) && runuser -u postgres -- \(upgraded.binDirectory + "/pg_upgrade") "
-            + "--link --jobs=\"$(nproc)\" -b \(model.binDirectory) -B \(upgraded.binDirectory) "
-            + "-d \(model.dataDirectory) -D \(upgraded.dataDirectory) -U \"$install_user\" "
-            + "-p \(model.postgresPort) -P \(model.postgresPort + 1) > \(log) 2>&1 "
-            + "|| { tail -n 40 \(log) >&2; echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; false; }; }"
+        let upgrade = PostgresControl.asPostgres(
+            "cd \(ClusterModel.postgresHome) && exec \(upgraded.binDirectory + "/pg_upgrade") --link --jobs=\"$(nproc)\" "
+                + "-b \(model.binDirectory) -B \(upgraded.binDirectory) -d \(model.dataDirectory) "
+                + "-D \(upgraded.dataDirectory) -U \"$install_user\" -p \(model.postgresPort) "
+                + "-P \(model.postgresPort + 1) > \(log) 2>&1")
+        return "{ export install_user && \(upgrade) || { \(PostgresControl.asPostgres("tail -n 40 \(log)")) >&2; "
+            + "echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; false; }; }"
     }
 
     /// The leader's data upgraded in place, from whatever an earlier run killed in this stage left: a pg_upgrade
     /// cut short (its mark still there) is undone first (the old `pg_control` back, the new cluster made afresh:
     /// it never started, so the old data is whole); one that finished is not run again.
     private var linked: ShellCommand {
-        "\(Self.formerRunEnded) && \(settings) && if [ -e \(upgrading) ]; then { [ ! -e \(oldControl + ".old") ] || "
-            + "mv \(oldControl + ".old") \(oldControl); } && rm -rf \(upgraded.dataDirectory) && rm -f \(upgrading); fi "
+        "\(Self.formerRunEnded) && \(settings) && if [ -e \(upgrading) ]; then \(newClusterUndone); fi "
             + "&& if [ ! -e \(oldControl + ".old") ]; then { [ -e \(upgraded.dataDirectory + "/PG_VERSION") ] || "
-            + "{ \(initialized); }; } && touch \(upgrading) && \(pgUpgrade) && rm -f \(upgrading); fi"
+            + "{ \(initialized); }; } && \(PostgresControl.asPostgres("touch \(upgrading)")) && \(pgUpgrade) && "
+            + "\(PostgresControl.asPostgres("rm -f \(upgrading)")); fi"
     }
 }
 
