@@ -10,17 +10,65 @@ enum HostKeyVerifier {
     /// written by OpenSSH then reads as "not found".
     static let preference = "ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384,ecdsa-sha2-nistp521,ssh-rsa"
 
-    static func verify(session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError) {
+    /// A host key as the server presented it.
+    struct HostKey: Sendable, Equatable {
+        var bytes: [UInt8]
+        var type: Int32
+    }
+
+    /// Verifies the key the server of `session` presented; returns it, to be checked again (``stillKnown(_:_:)``).
+    @discardableResult
+    static func verify(session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError) -> HostKey {
         let host = configuration.displayHost
         var keyLength = 0
         var keyType: Int32 = 0
         guard let key = libssh2_session_hostkey(session, &keyLength, &keyType) else {
             throw SSHError(.handshakeFailed, host: host, operation: "host key", message: "the server sent no host key")
         }
-        let keyBytes = Array(UnsafeRawBufferPointer(start: key, count: keyLength))
+        let hostKey = HostKey(bytes: Array(UnsafeRawBufferPointer(start: key, count: keyLength)), type: keyType)
         let algorithm = algorithmName(keyType)
         let fingerprint = self.fingerprint(session)
+        let path = configuration.knownHostsPath
+        switch try check(hostKey, configuration, session: session) {
+        case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+            return hostKey
+        case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+            throw SSHError(
+                .hostKeyMismatch, host: host, operation: "host key",
+                message: """
+                    HOST KEY CHANGED: the \(algorithm) key offered (\(fingerprint)) differs from the one recorded in \
+                    \(path). This may be an attack; if the host was reinstalled, remove its old entry with \
+                    `ssh-keygen -R '\(host)' -f \(path)` and connect again.
+                    """)
+        case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND where configuration.hostKeyPolicy == .acceptNew:
+            try record(
+                line: "\(host) \(algorithm) \(Data(hostKey.bytes).base64EncodedString())\n", path: path, host: host)
+            return hostKey
+        default:
+            throw SSHError(
+                .hostKeyUnknown, host: host, operation: "host key",
+                message: """
+                    the \(algorithm) host key \(fingerprint) is not in \(path); verify it and add it (e.g. \
+                    `ssh-keyscan -p \(configuration.port) -t ed25519 \(configuration.host) >> \(path)`), or allow new \
+                    keys with --accept-new-host-keys
+                    """)
+        }
+    }
 
+    /// Whether known_hosts holds `key` for the host of `configuration` now: a session kept between runs is handed
+    /// out again only then (an entry removed or replaced since it was verified ends it).
+    static func stillKnown(_ key: HostKey, _ configuration: SSHConfiguration) -> Bool {
+        guard let session = keel_session_init() else { return false }
+        defer { libssh2_session_free(session) }
+        return (try? check(key, configuration, session: session)) == LIBSSH2_KNOWNHOST_CHECK_MATCH
+    }
+
+    /// libssh2's verdict on `key` against known_hosts (a `LIBSSH2_KNOWNHOST_CHECK_` value); `session` only
+    /// serves libssh2's allocations and errors.
+    private static func check(_ key: HostKey, _ configuration: SSHConfiguration, session: OpaquePointer)
+        throws(SSHError) -> Int32
+    {
+        let host = configuration.displayHost
         guard let knownHosts = libssh2_knownhost_init(session) else {
             throw SSHError(.knownHostsUnusable, host: host, operation: "host key", message: "out of memory")
         }
@@ -32,32 +80,12 @@ enum HostKeyVerifier {
                 .knownHostsUnusable, host: host, operation: "host key",
                 message: "cannot read known_hosts file \(path)", libssh2Code: code, libssh2Message: message)
         }
-
         // Off port 22 only the `[host]:port` entry counts (port -1 makes libssh2 compare that name alone): given
         // the port, it would also try the plain host's entry, whose match hides a changed key on this port.
-        let result = keel_knownhost_checkp(
-            knownHosts, host, configuration.port == 22 ? 22 : -1, key, keyLength, knownHostKeyType(keyType))
-        switch result {
-        case LIBSSH2_KNOWNHOST_CHECK_MATCH:
-            return
-        case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-            throw SSHError(
-                .hostKeyMismatch, host: host, operation: "host key",
-                message: """
-                    HOST KEY CHANGED: the \(algorithm) key offered (\(fingerprint)) differs from the one recorded in \
-                    \(path). This may be an attack; if the host was reinstalled, remove its old entry with \
-                    `ssh-keygen -R '\(host)' -f \(path)` and connect again.
-                    """)
-        case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND where configuration.hostKeyPolicy == .acceptNew:
-            try record(line: "\(host) \(algorithm) \(Data(keyBytes).base64EncodedString())\n", path: path, host: host)
-        default:
-            throw SSHError(
-                .hostKeyUnknown, host: host, operation: "host key",
-                message: """
-                    the \(algorithm) host key \(fingerprint) is not in \(path); verify it and add it (e.g. \
-                    `ssh-keyscan -p \(configuration.port) -t ed25519 \(configuration.host) >> \(path)`), or allow new \
-                    keys with --accept-new-host-keys
-                    """)
+        return key.bytes.withUnsafeBytes { bytes in
+            keel_knownhost_checkp(
+                knownHosts, host, configuration.port == 22 ? 22 : -1,
+                bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, knownHostKeyType(key.type))
         }
     }
 

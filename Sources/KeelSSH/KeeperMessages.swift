@@ -73,6 +73,18 @@ struct WireConfiguration: Codable, Sendable {
     }
 }
 
+extension WireConfiguration {
+    /// Refuses a relative known_hosts or key path: the keeper runs from `/`, where it would name another file than
+    /// the client meant (an empty known_hosts there would take any key as new).
+    func refuseRelativePaths() throws(KeeperError) {
+        let paths = [knownHostsPath] + credentials.compactMap(\.path)
+        if let relative = paths.first(where: { !$0.hasPrefix("/") }) {
+            throw KeeperError("the keeper takes absolute paths only, not \(relative)")
+        }
+        for jump in jumpHosts { try jump.refuseRelativePaths() }
+    }
+}
+
 /// The keeper's answer to a lease: the session's id, and whether it was kept from before (no login this time).
 struct LeaseGrant: Codable, Sendable {
     var session: String

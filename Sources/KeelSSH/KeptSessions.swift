@@ -22,13 +22,17 @@ actor KeptSessions {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    /// A session for `request`: the one kept, when it still answers, or a new one.
+    /// A session for `request`: the one kept, when known_hosts still holds the key it verified and it still
+    /// answers, or a new one (verified afresh: a key removed or replaced since is not trusted through a kept one).
     /// - Throws: the error that opening a new session met.
     func lease(_ request: LeaseRequest) async throws -> LeaseGrant {
+        try request.configuration.refuseRelativePaths()
         let key = request.key
         if let id = idByKey[key], let entry = entries[id] {
             entries[id]?.leases += 1
-            if let transport = try? await entry.opening.value, await Self.answers(transport) {
+            if let transport = try? await entry.opening.value, Self.stillTrusted(transport),
+                await Self.answers(transport)
+            {
                 entries[id]?.lastUsed = .now
                 return LeaseGrant(session: id, kept: true)
             }
@@ -77,6 +81,11 @@ actor KeptSessions {
         entries[id] = nil
         if idByKey[entry.key] == id { idByKey[entry.key] = nil }
         await (try? opening.value)?.close()
+    }
+
+    /// Whether `transport`'s host keys are still in known_hosts (an SSH connection's; a fake's always are).
+    private static func stillTrusted(_ transport: any Transport) -> Bool {
+        (transport as? SSHConnection)?.hostKeysStillKnown() ?? true
     }
 
     /// Whether `transport` still runs a command within a few seconds: a host restarted, or a connection cut while

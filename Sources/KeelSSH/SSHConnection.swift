@@ -31,6 +31,10 @@ public final class SSHConnection: Sendable {
     /// The host as known_hosts and messages spell it.
     public var host: String { owner.host }
 
+    /// Whether the known_hosts file still holds the host key this connection verified (its jump hosts' too): a
+    /// session kept between runs is used again only then.
+    func hostKeysStillKnown() -> Bool { owner.hostKeysStillKnown() }
+
     /// Runs `command` through the login user's shell and collects its output.
     ///
     /// - Parameters:

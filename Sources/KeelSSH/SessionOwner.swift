@@ -15,6 +15,8 @@ final class SessionOwner: @unchecked Sendable {
     /// ``close()``: a process that exits while a jump host's thread still disconnects would pull OpenSSL's state
     /// from under that thread.
     private let jumpConnection = Mutex<SSHConnection?>(nil)
+    /// The host key verified at the handshake.
+    private let verifiedKey = Mutex<HostKeyVerifier.HostKey?>(nil)
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -61,6 +63,14 @@ final class SessionOwner: @unchecked Sendable {
     }
 
     var host: String { configuration.displayHost }
+
+    /// Whether known_hosts still holds the key this session verified, and its jump hosts' theirs.
+    func hostKeysStillKnown() -> Bool {
+        guard let key = verifiedKey.withLock({ $0 }), HostKeyVerifier.stillKnown(key, configuration) else {
+            return false
+        }
+        return jumpConnection.withLock { $0 }?.hostKeysStillKnown() ?? true
+    }
 
     // MARK: - Called from any thread
 
@@ -180,7 +190,8 @@ final class SessionOwner: @unchecked Sendable {
                     : "the SSH handshake failed",
                 libssh2Code: code, libssh2Message: message)
         }
-        try HostKeyVerifier.verify(session: session, configuration: configuration)
+        let key = try HostKeyVerifier.verify(session: session, configuration: configuration)
+        verifiedKey.withLock { $0 = key }
         libssh2_session_set_timeout(session, Int(PollTimeout.milliseconds(until: deadline)))
         try Authenticator.authenticate(session: session, configuration: configuration)
         libssh2_session_set_timeout(session, 0)

@@ -91,6 +91,44 @@ struct ConnectionKeeperTests {
         }
     }
 
+    @Test(
+        "a kept session is not handed out once known_hosts no longer holds its key (removed, or replaced by another): the lease connects afresh and is refused; relative paths are refused"
+    )
+    func trustEndsWithKnownHosts() async throws {
+        try await TestSSHServer.with { server in
+            let counting = CountingConnect()
+            let keeper = try Keeper(connect: counting.connect)
+            let knownHosts = try server.knownHosts()
+            let configuration = try server.configuration(knownHosts: knownHosts)
+            // Held throughout: a keeper holding no session ends, and the refused leases below drop theirs.
+            let held = try await keeper.lease(try server.configuration(), name: "h2")
+            await (try await keeper.lease(configuration)).close()
+            let again = try await keeper.lease(configuration)
+            #expect(again.wasKept)
+            await again.close()
+
+            let entry = try String(contentsOfFile: knownHosts, encoding: .utf8)
+            try "".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let removed = await sshError { _ = try await keeper.lease(configuration) }
+            #expect(removed?.code == .hostKeyUnknown, "\(String(describing: removed))")
+
+            try entry.write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            await (try await keeper.lease(configuration)).close()
+            // Another ed25519 key in its place.
+            let stranger = "[127.0.0.1]:\(server.port) \(try server.publicKey(server.keys.clientStranger))\n"
+            try stranger.write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let replaced = await sshError { _ = try await keeper.lease(configuration) }
+            #expect(replaced?.code == .hostKeyMismatch, "\(String(describing: replaced))")
+
+            var relative = configuration
+            relative.knownHostsPath = "known_hosts"
+            await #expect(throws: (any Error).self) { _ = try await keeper.lease(relative) }
+            #expect(counting.count.load(ordering: .relaxed) == 5)
+            await held.close()
+            keeper.serving.cancel()
+        }
+    }
+
     @Test("a cancelled command, and one whose client went away, is ended on the host")
     func cancelAndAbandon() async throws {
         try await TestSSHServer.with { server in

@@ -45,11 +45,12 @@ public struct ConnectionOptions: Sendable {
     }
 
     /// The SSH configuration for `target`: its key (or, without one, the agent and the default keys), then a
-    /// password when one is known.
+    /// password when one is known. Every path in it is absolute (a relative one taken from this process's working
+    /// folder), so that the keeper, which runs from `/`, reads the same files.
     public func configuration(for target: HostTarget) -> SSHConfiguration {
         var credentials: [SSHConfiguration.Credential] = []
         if let key = target.privateKeyFile {
-            credentials.append(.privateKey(path: key, passphrase: passphrases[key]))
+            credentials.append(.privateKey(path: Self.absolute(key), passphrase: passphrases[key]))
         } else {
             if ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] != nil { credentials.append(.agent) }
             for key in Self.defaultKeys where FileManager.default.fileExists(atPath: key) {
@@ -61,12 +62,17 @@ public struct ConnectionOptions: Sendable {
         let reach = { (host: String, port: Int, user: String) in
             SSHConfiguration(
                 host: host, port: port, user: user, credentials: credentials,
-                knownHostsPath: knownHostsOverride ?? target.knownHostsFile ?? knownHostsPath,
+                knownHostsPath: Self.absolute(knownHostsOverride ?? target.knownHostsFile ?? knownHostsPath),
                 hostKeyPolicy: acceptNewHostKeys ? .acceptNew : .strict, connectTimeout: connectTimeout)
         }
         var configuration = reach(target.address, target.port, target.user)
         configuration.jumpHosts = target.jumpHosts.map { reach($0.host, $0.port, $0.user ?? target.user) }
         return configuration
+    }
+
+    /// `path` from this process's working folder when it is relative.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// The private key files `targets` would use that are encrypted: their passphrases must be asked for.
