@@ -127,6 +127,11 @@ extension LabTests {
                 }
             }
 
+            // HAProxy's metrics answer on the balancer's address and the VIP only.
+            let bound = try await remote(
+                cluster.path, "h4", "ss -Hltn 'sport = :8405' | awk '{print $4}' | sort -u")
+            #expect(bound == ["10.213.0.100:8405", "10.213.0.14:8405"], "8405 bound: \(bound)")
+
             // A replica stopped: the member-down alert fires once it has held for its 30 s.
             let replica = try #require(try series("patroni_replica{cluster=\"lab\"} == 1", port: port).first?["host"])
             _ = try await remote(cluster.path, replica, "systemctl stop patroni")

@@ -1,3 +1,4 @@
+import Foundation
 import Keel
 
 /// HAProxy on a balancer: ports for the primary, all replicas, sync and async replicas, and stats; each member's
@@ -55,8 +56,11 @@ struct HAProxyRole: Role {
                 "stats_password": .string(haproxy.statsPassword.reveal()),
                 "metrics": .bool(model.monitoring != nil), "metrics_port": .int(ClusterPorts.haproxyMetrics),
                 "metrics_tls": .string(model.tls?.hosts[host] == nil ? "" : " ssl crt \(Self.metricsCertificate)"),
-                "scrape_user": .string(model.monitoring?.scrapeUser ?? ""),
-                "scrape_hash": .string(model.monitoring?.scrapeHash.reveal() ?? ""),
+                "metrics_addresses": .list(
+                    ([model.address(of: host)]
+                        + (model.vip.map { $0.placement == .balancers ? [$0.address] : [] } ?? []))
+                        .map { .string($0) }),
+                "scrape_digest": .string(model.monitoring.map(Self.scrapeDigest) ?? ""),
             ]) { $1 }, isSecret: true
         ).onChange(Self.reload)
         Service("haproxy", state: .started, enabled: true)
@@ -64,6 +68,14 @@ struct HAProxyRole: Role {
         WaitFor.port(haproxy.ports.stats, host: "127.0.0.1", timeout: .seconds(30))
         // Routing to the leader again: a reload starts the servers it has not seen checked as down.
         Self.routes(to: "master")
+    }
+
+    /// The SHA-256 of the Authorization header Prometheus sends with the scrape account (`Basic` and base64 of
+    /// `user:password`), as the metrics listener compares it.
+    static func scrapeDigest(_ monitoring: MonitoringSettings) -> String {
+        let credentials = Data("\(monitoring.scrapeUser):\(monitoring.scrapePassword.reveal())".utf8)
+            .base64EncodedString()
+        return sha256Hex(Data("Basic \(credentials)".utf8))
     }
 
     /// Waits until the `listener` (`master`, `replicas`) has a server up, as HAProxy's checks found it.
