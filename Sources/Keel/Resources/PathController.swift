@@ -5,7 +5,7 @@
 ///
 /// The accounts other than root cannot make an entry owned by root, so the answer cannot turn to root between the
 /// probe that finds it and the change that uses it.
-enum PathController {
+public enum PathController {
     /// A probe snippet printing `account=NAME` for `path`: the owner of the deepest directory above it that root
     /// does not own (missing ones count for nothing). Run as root, `[ -O ]` (a shell builtin) answers for a
     /// directory root owns, and `stat` runs only for a link or another owner's: a host starts processes slowly, and
@@ -65,7 +65,7 @@ enum PathController {
 
     /// `command` run as `account`: as it is for root (or when the run is that account already), else through
     /// `runuser`.
-    static func run(_ command: ShellCommand, as account: String) -> ShellCommand {
+    public static func run(_ command: ShellCommand, as account: String) -> ShellCommand {
         guard account != "root" else { return command }
         return "if [ \"$(id -un)\" = \(account) ]; then sh -c \(command.text); "
             + "else runuser -u \(account) -- sh -c \(command.text); fi"

@@ -11,9 +11,10 @@ public struct TemplateLibrary: Sendable {
     public init(directory: String) { self.directory = directory }
 
     /// `$KEEL_TEMPLATES`, else the `templates/` of the checkout the running `keel` was built in (the nearest
-    /// above the binary). Never the working directory's: those templates render scripts root runs, and a
-    /// `templates/` wherever keel happens to be started must not replace them.
-    public static func locate(executable: String = CommandLine.arguments.first ?? ".") -> TemplateLibrary {
+    /// above the binary, found through `/proc/self/exe`: `argv[0]` is a bare `keel` when run through PATH, which
+    /// would resolve against the working directory). Never the working directory's: those templates render
+    /// scripts root runs, and a `templates/` wherever keel happens to be started must not replace them.
+    public static func locate(executable: String = runningExecutable) -> TemplateLibrary {
         if let configured = ProcessInfo.processInfo.environment["KEEL_TEMPLATES"] {
             return TemplateLibrary(directory: configured)
         }
@@ -25,6 +26,11 @@ public struct TemplateLibrary: Sendable {
             candidate = candidate.deletingLastPathComponent()
         }
         return TemplateLibrary(directory: binary.appendingPathComponent("templates").path)
+    }
+
+    /// The running program's own file, as the kernel knows it.
+    public static var runningExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Renders template `name` with `context`.

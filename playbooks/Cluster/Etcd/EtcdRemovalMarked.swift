@@ -20,7 +20,7 @@ struct EtcdRemovalMarked: Resource {
         let text = "# Keel: removing cluster \(model.name) removes this etcd."
         return [
             Change(
-                "mark", .shell("printf '%s\\n' \(text) > \(Self.path(model))"))
+                "mark", .shell(PathController.run("printf '%s\\n' \(text) > \(Self.path(model))", as: "etcd")))
         ]
     }
 }

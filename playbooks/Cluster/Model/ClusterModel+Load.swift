@@ -54,7 +54,7 @@ extension ClusterModel {
         var model = ClusterModel(
             name: name, postgresVersion: version, pgdg: try pgdg(reader, inventory: inventory, version: version),
             postgresPort: try reader.int(.postgresqlPort, in: 1...65535) ?? 5432,
-            dataDirectory: try reader.string(.postgresqlDataDirectory, .path)
+            dataDirectory: try reader.string(.postgresqlDataDirectory, .deletablePath)
                 ?? "\(ClusterModel.postgresHome)/\(version)/main",
             parameters: try parameters(reader), hbaRules: try hbaRules(reader), users: try users(reader),
             databases: try databases(reader), extensions: try extensions(reader),

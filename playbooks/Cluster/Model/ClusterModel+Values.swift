@@ -16,6 +16,9 @@ extension ClusterModel {
         case version
         /// An absolute path of letters, digits, `_ . / + -`, without `..`.
         case path
+        /// A ``path`` Keel may delete whole (a data directory: remove-cluster, `remove-node --wipe-data`, an upgrade's
+        /// cleanup): two levels deep at least, and neither a system directory nor inside one.
+        case deletablePath
         /// A host address: an IPv4 address or a DNS name.
         case address
         /// A PostgreSQL role, database or extension name: ≤ 63 bytes, without control characters.
@@ -70,9 +73,19 @@ extension ClusterModel {
                         !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber)
                     })
                 else { return "a release is numbers joined by dots, such as 4.1.5" }
-            case .path:
+            case .path, .deletablePath:
                 guard value.hasPrefix("/"), only("_./+-"), !value.split(separator: "/").contains("..") else {
                     return "give an absolute path of letters, digits, _ . / + - (no spaces, quotes or ..)"
+                }
+                let components = value.split(separator: "/").filter { $0 != "." }
+                let system = ["etc", "usr", "bin", "sbin", "lib", "lib64", "boot", "proc", "sys", "dev", "run"]
+                if self == .deletablePath,
+                    components.count < 2 || system.contains(String(components[0]))
+                        || ["var/lib", "var/log", "var/cache", "var/spool", "var/tmp", "home/postgres"].contains(
+                            components.prefix(2).joined(separator: "/")) && components.count == 2
+                {
+                    return "Keel deletes this directory whole when the cluster or a member goes: give one of its own, "
+                        + "two levels deep at least and outside the system's (such as /var/lib/postgresql/15/main)"
                 }
             case .address:
                 guard !value.isEmpty, only(".-"), !value.hasPrefix("-"), value.utf8.count <= 253 else {
