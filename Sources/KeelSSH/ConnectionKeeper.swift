@@ -19,7 +19,7 @@ public enum ConnectionKeeper {
         at socketPath: String, persist: Duration,
         connect: @escaping Connect = { try await SSHConnection.connect($0) }
     ) async throws {
-        let lock = open(socketPath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let lock = PrivateFolder.open(socketPath + ".lock", flags: O_RDWR | O_CREAT)
         guard lock >= 0 else {
             throw KeeperError("cannot open \(socketPath).lock: \(String(cString: strerror(errno)))")
         }

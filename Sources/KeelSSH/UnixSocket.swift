@@ -1,20 +1,17 @@
 internal import CLibSSH2
 import Foundation
+import KeelCore
 
 /// The unix stream sockets between keel and its ``ConnectionKeeper``, kept to their owner: the socket lives in a
 /// folder only the user can enter, and each end checks the other runs as the same user.
 enum UnixSocket {
-    /// Creates `path` (and its parents) as a folder only this user may use, or checks that it is one: a real
-    /// folder, not a link, owned by this user, closed to everyone else.
+    /// Creates `path` (and its parents) as a folder only this user may use, or checks that it is one
+    /// (``PrivateFolder``).
     static func prepareFolder(_ path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw KeeperError("\(path) is not a folder")
-        }
-        guard status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
-            throw KeeperError("\(path) must belong to this user and be closed to others (chmod 700 \(path))")
+        do {
+            try PrivateFolder.prepare(path)
+        } catch {
+            throw KeeperError(error.description)
         }
     }
 

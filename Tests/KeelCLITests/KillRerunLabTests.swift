@@ -79,7 +79,8 @@ extension LabTests {
         try await killedInDpkg(deploy, inventory: inventory, on: "h1")
         _ = try await remote(
             inventory, "h2",
-            "DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 postgresql-13 >/dev/null && echo purged"
+            "! dpkg -s postgresql-13 >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "
+                + "-o DPkg::Lock::Timeout=600 postgresql-13 >/dev/null"
         )
         try await killedInDpkg(deploy + ["--keep-connections", "0"], inventory: inventory, on: "h2")
         // Three moments at random, wherever the deploy has got to by then.

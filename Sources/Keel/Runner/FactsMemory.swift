@@ -15,19 +15,22 @@ public struct FactsMemory: Sendable {
     /// `$XDG_CACHE_HOME/keel/facts`, else `~/.cache/keel/facts`; nil without a home.
     public static var standard: FactsMemory? { CacheFolder.path("facts").map(FactsMemory.init) }
 
-    /// What `target` showed last, if this machine remembers it.
+    /// What `target` showed last, if this machine remembers it: read only from a private folder
+    /// (``PrivateFolder``), never through a link.
     func facts(of target: HostTarget) -> Facts? {
-        guard let data = FileManager.default.contents(atPath: path(of: target)) else { return nil }
+        guard (try? PrivateFolder.prepare(directory)) != nil else { return nil }
+        let fd = PrivateFolder.open(path(of: target))
+        guard fd >= 0 else { return nil }
+        let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
         return try? JSONDecoder().decode(Facts.self, from: data)
     }
 
     /// Keeps `facts` for `target`'s next run; a folder or file that cannot be written is left as it is (the next
     /// run reads its probes one round trip later).
     func remember(_ facts: Facts, of target: HostTarget) {
-        guard let data = try? JSONEncoder().encode(facts),
-            (try? FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
-        else { return }
+        guard let data = try? JSONEncoder().encode(facts), (try? PrivateFolder.prepare(directory)) != nil else {
+            return
+        }
         let path = path(of: target)
         let staging = path + ".\(getpid())"
         guard FileManager.default.createFile(atPath: staging, contents: data, attributes: [.posixPermissions: 0o600])

@@ -26,8 +26,9 @@ struct UpgradeCompatible: Resource {
         let cleanup: ShellCommand =
             "\(pgctl(old, "old")) -m immediate stop >/dev/null 2>&1; \(pgctl(new, "new")) -m immediate stop "
             + ">/dev/null 2>&1; cd /; rm -rf \"$top\""
-        // Whatever is in the scratch folder is postgres's: written and read as postgres (PostgresControl.asPostgres),
-        // in a folder of root's that postgres cannot replace (its name is for root alone to list).
+        // Whatever is in the scratch folder is postgres's: written and read as postgres (PostgresControl.asPostgres).
+        // Root makes it, then gives it to postgres, in a folder of root's that postgres can pass through but neither
+        // list nor change: postgres cannot put anything in its place.
         let asPostgres = PostgresControl.asPostgres
         let dumped = asPostgres(
             "\(old + "/pg_dumpall") --schema-only --no-role-passwords -p \(model.postgresPort) > \"$scratch/schema.sql\""
@@ -44,7 +45,7 @@ struct UpgradeCompatible: Resource {
             "if [ ! -x \(new + "/pg_upgrade") ]; then echo upgrade-check=absent; "
             + "elif ! \(PostgresControl(model).running); then echo upgrade-check=stopped; else ( "
             + "top=$(mktemp -d /var/tmp/keel-upgrade-check.XXXXXX) && chmod 711 \"$top\" && scratch=$top/s && "
-            + "runuser -u postgres -- mkdir -m 700 \"$scratch\" && cd \"$scratch\" && export scratch "
+            + "mkdir -m 700 \"$scratch\" && chown postgres: \"$scratch\" && cd \"$scratch\" && export scratch "
             + "|| { echo upgrade-check=failed; echo no scratch directory in /var/tmp; exit 0; }; "
             + "gone() { \(cleanup); }; trap gone EXIT; "
             + "port=; for p in $(seq \(raw: String(Self.ports.lowerBound)) 2 \(raw: String(Self.ports.upperBound))); do "
