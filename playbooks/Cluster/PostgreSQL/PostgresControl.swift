@@ -29,6 +29,10 @@ struct PostgresControl {
     /// `command` run by postgres's own shell, so that every path it opens, makes, moves, reads or removes is reached
     /// with postgres's rights. postgres controls its home, the data directories, a scratch folder given to it and
     /// `/var/log/postgresql` (root:postgres 1775): a link it planted there must lead root nowhere. The flows touch
-    /// those paths only so; shell variables `command` reads must be exported.
-    static func asPostgres(_ command: ShellCommand) -> ShellCommand { "runuser -u postgres -- sh -c \(command.text)" }
+    /// those paths only so; shell variables `command` reads must be exported. It runs in `directory` (`/` unless
+    /// given): root's working folder is closed to postgres, and `find` or pg_upgrade fail there.
+    static func asPostgres(_ command: ShellCommand, in directory: ShellCommand = "/") -> ShellCommand {
+        let script: ShellCommand = "cd \(directory) && \(command)"
+        return "runuser -u postgres -- sh -c \(script.text)"
+    }
 }

@@ -29,8 +29,7 @@ struct UpgradeCompatible: Resource {
         // Whatever is in the scratch folder is postgres's: written and read as postgres (PostgresControl.asPostgres).
         // Root makes it, then gives it to postgres, in a folder of root's that postgres can pass through but neither
         // list nor change: postgres cannot put anything in its place.
-        let asPostgres = PostgresControl.asPostgres
-        let dumped = asPostgres(
+        let dumped = PostgresControl.asPostgres(
             "\(old + "/pg_dumpall") --schema-only --no-role-passwords -p \(model.postgresPort) > \"$scratch/schema.sql\""
         )
         let copy: ShellCommand =
@@ -38,9 +37,10 @@ struct UpgradeCompatible: Resource {
             + ">/dev/null && \(dumped) && runuser -u postgres -- psql -Xq -h \"$scratch\" "
             + "-p \"$port\" -U \"$install_user\" -d postgres -f \"$scratch/schema.sql\" >/dev/null 2>&1 && "
             + "\(pgctl(old, "old")) -w stop >/dev/null && \(initdb(new, "new"))"
-        let check = asPostgres(
+        let check = PostgresControl.asPostgres(
             "\(new + "/pg_upgrade") --check -b \(old) -B \(new) -d \"$scratch/old\" -D \"$scratch/new\" "
-                + "-U \"$install_user\" -p \"$port\" -P $((port + 1)) -s \"$scratch\" > \"$scratch/check.log\" 2>&1")
+                + "-U \"$install_user\" -p \"$port\" -P $((port + 1)) -s \"$scratch\" > \"$scratch/check.log\" 2>&1",
+            in: "\"$scratch\"")
         let probe: ShellCommand =
             "if [ ! -x \(new + "/pg_upgrade") ]; then echo upgrade-check=absent; "
             + "elif ! \(PostgresControl(model).running); then echo upgrade-check=stopped; else ( "
@@ -54,9 +54,9 @@ struct UpgradeCompatible: Resource {
             + "\(raw: String(Self.ports.lowerBound))-\(raw: String(Self.ports.upperBound)); "
             + "elif ! { \(UpgradeSettings.read(model)) && export port install_user && \(copy); }; then "
             + "echo upgrade-check=failed; echo the schema-only copy could not be made:; "
-            + "\(asPostgres("tail -n 15 \"$scratch/old.log\"")) 2>/dev/null; "
+            + "\(PostgresControl.asPostgres("tail -n 15 \"$scratch/old.log\"")) 2>/dev/null; "
             + "elif \(check); then echo upgrade-check=ok; else echo upgrade-check=failed; "
-            + "\(asPostgres("tail -n 25 \"$scratch/check.log\"")); fi"
+            + "\(PostgresControl.asPostgres("tail -n 25 \"$scratch/check.log\"")); fi"
             + " ) fi"
         return probe.text
     }

@@ -444,10 +444,10 @@ struct UpgradePlays {
     private var pgUpgrade: ShellCommand {
         let log = "/var/log/postgresql/keel-pg_upgrade.log"
         let upgrade = PostgresControl.asPostgres(
-            "cd \(ClusterModel.postgresHome) && exec \(upgraded.binDirectory + "/pg_upgrade") --link --jobs=\"$(nproc)\" "
+            "exec \(upgraded.binDirectory + "/pg_upgrade") --link --jobs=\"$(nproc)\" "
                 + "-b \(model.binDirectory) -B \(upgraded.binDirectory) -d \(model.dataDirectory) "
                 + "-D \(upgraded.dataDirectory) -U \"$install_user\" -p \(model.postgresPort) "
-                + "-P \(model.postgresPort + 1) > \(log) 2>&1")
+                + "-P \(model.postgresPort + 1) > \(log) 2>&1", in: "\(ClusterModel.postgresHome)")
         return "{ export install_user && \(upgrade) || { \(PostgresControl.asPostgres("tail -n 40 \(log)")) >&2; "
             + "echo 'the old cluster is whole: keel upgrade --rollback starts it again' >&2; false; }; }"
     }
