@@ -137,6 +137,13 @@ extension ClusterModelTests {
             ("patroni_version: \"4.1.5'; touch x; '\"", "patroni_version '4.1.5'; touch x; '' cannot be used"),
             ("postgresql_data_dir: \"data; rm -rf /\"", "postgresql_data_dir 'data; rm -rf /' cannot be used"),
             ("postgresql_data_dir: \"/var/lib/../../etc\"", "postgresql_data_dir '/var/lib/../../etc' cannot be used"),
+            // The flows delete it whole: not a system folder, nor one a level deep.
+            (
+                "postgresql_data_dir: /etc/postgresql",
+                "postgresql_data_dir '/etc/postgresql' cannot be used: Keel deletes"
+            ),
+            ("postgresql_data_dir: /var/lib", "postgresql_data_dir '/var/lib' cannot be used: Keel deletes"),
+            ("postgresql_data_dir: /pgdata", "postgresql_data_dir '/pgdata' cannot be used: Keel deletes"),
             (
                 "patroni_superuser_password: \"pw\\nLD_PRELOAD=/tmp/x.so\"",
                 "patroni_superuser_password cannot be used: a password has printable ASCII characters only"
