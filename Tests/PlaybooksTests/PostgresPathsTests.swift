@@ -91,16 +91,10 @@ struct PostgresPathsTests {
         let upgrade = try UpgradeFlow(
             to: 15, keeping: "10.213.0.13", survey: upgrades.survey(), status: healthy, model: model)
         let plan = upgrade.plan
-        func record(_ lines: String...) throws -> JournalRecord {
-            try #require(
-                JournalRecord(
-                    flow: UpgradePlan.flow,
-                    text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
-        }
-        let killed = try record("begun: stopped", "done: stopped", "begun: upgraded")
-        let started = try record("done: upgraded", "done: keys-reset", "begun: started")
-        let awaiting = try record("done: started", "done: analyzed", "done: awaiting-finish")
-        let kept = try record("done: held", "done: kept")
+        let killed = try UpgradeFlowTests.record(plan, "begun: stopped", "done: stopped", "begun: upgraded")
+        let started = try UpgradeFlowTests.record(plan, "done: upgraded", "done: keys-reset", "begun: started")
+        let awaiting = try UpgradeFlowTests.record(plan, "done: started", "done: analyzed", "done: awaiting-finish")
+        let kept = try UpgradeFlowTests.record(plan, "done: held", "done: kept")
         var playbooks: [(String, Playbook)] = [
             ("upgrade", upgrade.playbook(model, carrying: CarriedSoftware())),
             (

@@ -24,6 +24,14 @@ struct UpgradeFlowTests {
         return survey
     }
 
+    /// `plan`'s journal record on a host, with `lines` after its header (`begun: …`, `done: …`).
+    static func record(_ plan: UpgradePlan, _ lines: String...) throws -> JournalRecord {
+        try #require(
+            JournalRecord(
+                flow: UpgradePlan.flow,
+                text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
+    }
+
     func model(_ version: Int = 13) throws -> ClusterModel {
         try ClusterModelTests().load(
             vars: ClusterModelTests.vars.replacingOccurrences(
@@ -94,13 +102,7 @@ struct UpgradeFlowTests {
         let model = try model()
         let plan = UpgradePlan(
             cluster: "pg-lab", from: 13, to: 15, leader: "10.213.0.11", planned: Date(timeIntervalSince1970: 1e9))
-        func record(_ lines: String...) throws -> JournalRecord {
-            try #require(
-                JournalRecord(
-                    flow: UpgradePlan.flow,
-                    text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
-        }
-        let killed = try record("begun: stopped", "done: stopped", "begun: upgraded")
+        let killed = try Self.record(plan, "begun: stopped", "done: stopped", "begun: upgraded")
         #expect(UpgradePlan.recorded("== upgrade\nid: \(plan.id)\n\(JournalRecord.encode(plan))\n")?.plan == plan)
         let rollback = try UpgradeFlow(resuming: plan, done: killed, rollback: true, model: model)
         #expect(rollback.mode == .rollback(done: ["stopped"]))
@@ -111,7 +113,7 @@ struct UpgradeFlowTests {
             ])
         let resumed = try UpgradeFlow(resuming: plan, done: killed, rollback: false, model: model)
         #expect(resumed.plan(model)?.contains("It was begun (\(plan.id)): resuming after stopped") == true)
-        let started = try record("done: upgraded", "done: keys-reset", "begun: started")
+        let started = try Self.record(plan, "done: upgraded", "done: keys-reset", "begun: started")
         #expect(throws: FlowError.self) { try UpgradeFlow(resuming: plan, done: started, rollback: true, model: model) }
         #expect(throws: FlowError.self) {
             try UpgradeFlow(resuming: plan, done: killed, rollback: false, model: try self.model(15))
@@ -154,17 +156,11 @@ struct UpgradeFlowTests {
                 ])
 
         let plan = flow.plan
-        func record(_ lines: String...) throws -> JournalRecord {
-            try #require(
-                JournalRecord(
-                    flow: UpgradePlan.flow,
-                    text: (["id: \(plan.id)", JournalRecord.encode(plan)] + lines).joined(separator: "\n")))
-        }
         #expect(
             UpgradePlan.recorded("== upgrade\nid: \(plan.id)\n\(JournalRecord.encode(plan))\n")?.plan.kept
                 == "10.213.0.13")
-        let started = try record("done: upgraded", "done: keys-reset", "begun: started")
-        let kept = try record("done: held", "done: kept")
+        let started = try Self.record(plan, "done: upgraded", "done: keys-reset", "begun: started")
+        let kept = try Self.record(plan, "done: held", "done: kept")
         #expect(throws: FlowError.self) {
             try UpgradeFlow(resuming: plan, done: started, kept: kept, rollback: false, finish: true, model: model)
         }
@@ -180,7 +176,7 @@ struct UpgradeFlowTests {
                 "upgrade rolled back on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
             ])
-        let awaiting = try record("done: started", "done: analyzed", "done: awaiting-finish")
+        let awaiting = try Self.record(plan, "done: started", "done: analyzed", "done: awaiting-finish")
         let finish = try UpgradeFlow(
             resuming: plan, done: awaiting, kept: kept, rollback: false, finish: true, model: model)
         #expect(finish.mode == .finish)
@@ -190,7 +186,7 @@ struct UpgradeFlowTests {
                 "upgrade finished on 10.213.0.11,10.213.0.12,10.213.0.13",
                 "members in service on 10.213.0.11,10.213.0.12,10.213.0.13",
             ])
-        let cloning = try record("done: held", "done: kept", "begun: cloned")
+        let cloning = try Self.record(plan, "done: held", "done: kept", "begun: cloned")
         #expect(throws: FlowError.self) {
             try UpgradeFlow(resuming: plan, done: awaiting, kept: cloning, rollback: true, model: model)
         }

@@ -43,8 +43,12 @@ enum DetachedJob {
 
     /// A shell test, without starting a process, that succeeds when a job may still run: one has no exit status
     /// yet. A job stopped on the host never gets one: ``ended`` tells them apart.
-    static let mayRun: ShellCommand =
-        "{ r=1; for f in \(raw: directory)/*.out; do [ -e \"$f\" ] && [ ! -e \"${f%.out}.rc\" ] && r=0; done; [ $r = 0 ]; }"
+    static let mayRun: ShellCommand = "{ r=1; \(withoutStatus("r=0")); [ $r = 0 ]; }"
+
+    /// `command` for each job without an exit status, its output file in `$f`.
+    private static func withoutStatus(_ command: ShellCommand) -> ShellCommand {
+        "for f in \(raw: directory)/*.out; do [ -e \"$f\" ] && [ ! -e \"${f%.out}.rc\" ] && \(command); done"
+    }
 
     /// Waits up to `seconds` until no job runs (asking systemd), then removes what jobs stopped without an exit
     /// status left; fails when one still runs then.
@@ -55,6 +59,6 @@ enum DetachedJob {
             until: "! \(running)", seconds: seconds,
             onTimeout: .fail("a keel job still runs after \(seconds) s: see systemctl list-units \(unitPrefix)*")
         ).command
-            + " && for f in \(raw: directory)/*.out; do [ -e \"$f\" ] && [ ! -e \"${f%.out}.rc\" ] && rm -f \"$f\" \"${f%.out}.err\"; done; true"
+            + " && \(withoutStatus("rm -f \"$f\" \"${f%.out}.err\"")); true"
     }
 }

@@ -92,7 +92,7 @@ public struct RestoreFlow: ClusterFlow, Sendable {
 
     public func playbook(_ model: ClusterModel, carrying software: CarriedSoftware) -> Playbook {
         let backups = model.backups!
-        let marked = model.databaseHosts + (backups.repositoryHost.map { [$0] } ?? [])
+        let marked = model.databaseAndRepositoryHosts
         switch mode {
         case .nothing: return Playbook(Self.name, summary: Self.summary) {}
         case .abandon:

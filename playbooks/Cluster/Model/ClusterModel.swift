@@ -99,6 +99,10 @@ public struct ClusterModel: Sendable {
         }
     }
 
+    /// The members and the repository host (when the repository has one of its own): what a flow on the cluster's
+    /// data (restore, upgrade) acts on and records its progress on.
+    public var databaseAndRepositoryHosts: [String] { databaseHosts + [backups?.repositoryHost].compactMap { $0 } }
+
     /// The cluster once `hosts` have left it: what the remaining hosts' configuration is rendered from.
     public func without(_ hosts: [String]) -> ClusterModel {
         var model = self

@@ -13,7 +13,7 @@ public enum RestoreSurvey {
     public static func plan(
         _ model: ClusterModel, target: RestoreTarget, again: Bool, abandon: Bool, inventory: Inventory, fleet: Fleet
     ) async throws -> (RestorePlan, RestoreJournal.Decision) {
-        let hosts = model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? [])
+        let hosts = model.databaseAndRepositoryHosts
         let outcomes = await fleet.run(
             try hosts.map { host throws(InventoryError) in try inventory.target(for: host) }
         ) { target, transport in

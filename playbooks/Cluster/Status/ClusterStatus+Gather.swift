@@ -71,10 +71,9 @@ extension ClusterStatus {
         guard !hosts.isEmpty else { return }
         let found = await HostReadiness(hosts: hosts, members: hosts).problems(inventory: inventory, fleet: fleet)
         for (host, problems) in found {
-            if problems.contains(where: { if case .unreachable = $0 { true } else { false } }) { continue }
+            if problems.contains(where: \.isUnreachable) { continue }
             unconfirmed[host] =
-                problems.map(\.description).joined(separator: ", ") + ": "
-                + HostReadiness.remedy(problems) + "take \(host) out of the inventory"
+                problems.map(\.description).joined(separator: ", ") + ": " + HostReadiness.remedy(problems, on: [host])
         }
     }
 

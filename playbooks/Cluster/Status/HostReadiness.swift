@@ -15,12 +15,10 @@ public struct HostReadiness: Sendable {
         self.members = members
     }
 
-    /// The hosts `model`'s database hosts and its repository host: what a flow on the whole cluster acts on, with
-    /// Patroni on the database hosts.
+    /// `model`'s database hosts and its repository host: what a flow on the cluster's data acts on, with Patroni
+    /// on the database hosts.
     public static func databaseAndRepository(_ model: ClusterModel) -> HostReadiness {
-        HostReadiness(
-            hosts: model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? []),
-            members: model.databaseHosts)
+        HostReadiness(hosts: model.databaseAndRepositoryHosts, members: model.databaseHosts)
     }
 
     /// The probe's `package-job=`, `dpkg=` and `patroni=installed|missing` lines (read as root: Keel's jobs are
@@ -36,6 +34,8 @@ public struct HostReadiness: Sendable {
         case packages(PackageState)
         /// A member without Patroni: a half-added one (add-node stopped before Patroni's package and unit).
         case patroniMissing
+
+        var isUnreachable: Bool { if case .unreachable = self { true } else { false } }
 
         public var description: String {
             switch self {
@@ -90,21 +90,18 @@ public struct HostReadiness: Sendable {
             "\(flow) changes nothing: "
                 + named.map { "\($0) cannot take its steps: \(found[$0]!.map(\.description).joined(separator: ", "))" }
                 .joined(separator: "; "),
-            hint: Self.remedy(named.flatMap { found[$0]! })
-                + "take \(named.joined(separator: ", ")) out of the inventory")
+            hint: Self.remedy(named.flatMap { found[$0]! }, on: named))
     }
 
-    /// What to do about `problems`, ending with "or " before the last resort.
-    static func remedy(_ problems: [Problem]) -> String {
+    /// What to do about `problems` on `hosts`, the last resort (taking them out of the inventory) last.
+    static func remedy(_ problems: [Problem], on hosts: [String]) -> String {
         var remedies: [String] = []
-        if problems.contains(where: { if case .unreachable = $0 { true } else { false } }) {
-            remedies.append("bring the host back (keel ping)")
-        }
-        if problems.contains(where: { if case .unreachable = $0 { false } else { true } }) {
+        if problems.contains(where: \.isUnreachable) { remedies.append("bring the host back (keel ping)") }
+        if problems.contains(where: { !$0.isUnreachable }) {
             remedies.append(
                 "finish it with keel add-node (a new member) or keel deploy, which wait for a package job and finish "
                     + "an interrupted dpkg")
         }
-        return remedies.joined(separator: ", ") + ", or "
+        return remedies.joined(separator: ", ") + ", or take \(hosts.joined(separator: ", ")) out of the inventory"
     }
 }

@@ -17,7 +17,7 @@ struct UpgradePlays {
 
     private var replicas: [String] { model.databaseHosts.filter { $0 != plan.leader } }
     /// The hosts taking part: the members and the repository host.
-    var marked: [String] { model.databaseHosts + (model.backups?.repositoryHost.map { [$0] } ?? []) }
+    var marked: [String] { model.databaseAndRepositoryHosts }
     private var poolers: String? { model.balancerPoolers.isEmpty ? nil : model.pattern(model.balancerPoolers) }
     /// Beside the new data directory while pg_upgrade runs: a run killed there makes the new cluster afresh.
     private var upgrading: String { upgraded.dataDirectory + ".upgrading" }
