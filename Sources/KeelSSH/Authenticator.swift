@@ -34,8 +34,8 @@ enum Authenticator {
             let rc = keel_userauth_publickey_fromfile(session, user, path, passphrase?.reveal())
             guard rc != 0 else { return }
             throw keyFailure(rc, path: path, passphrase: passphrase, session: session, configuration: configuration)
-        case .agent:
-            try authenticateWithAgent(session: session, configuration: configuration)
+        case .agent(let socket):
+            try authenticateWithAgent(socket: socket, session: session, configuration: configuration)
         case .password(let password):
             let rc = keel_userauth_password(session, user, password.reveal())
             guard rc != 0 else { return }
@@ -90,8 +90,9 @@ enum Authenticator {
         )
     }
 
-    private static func authenticateWithAgent(session: OpaquePointer, configuration: SSHConfiguration) throws(SSHError)
-    {
+    private static func authenticateWithAgent(
+        socket: String, session: OpaquePointer, configuration: SSHConfiguration
+    ) throws(SSHError) {
         let host = configuration.displayHost
         guard let agent = libssh2_agent_init(session) else {
             throw SSHError(
@@ -99,10 +100,11 @@ enum Authenticator {
                 message: "cannot start the ssh-agent client")
         }
         defer { libssh2_agent_free(agent) }
+        libssh2_agent_set_identity_path(agent, socket)
         guard libssh2_agent_connect(agent) == 0 else {
             throw SSHError(
                 .authenticationFailed, host: host, operation: "authenticate",
-                message: "no ssh-agent answers at SSH_AUTH_SOCK")
+                message: "no ssh-agent answers at \(socket) (SSH_AUTH_SOCK)")
         }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else {

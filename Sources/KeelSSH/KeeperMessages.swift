@@ -43,7 +43,7 @@ struct WireConfiguration: Codable, Sendable {
             switch credential {
             case .privateKey(let path, let passphrase):
                 Credential(kind: "key", path: path, secret: passphrase?.reveal())
-            case .agent: Credential(kind: "agent")
+            case .agent(let socket): Credential(kind: "agent", path: socket)
             case .password(let password): Credential(kind: "password", secret: password.reveal())
             }
         }
@@ -62,7 +62,7 @@ struct WireConfiguration: Codable, Sendable {
                 switch credential.kind {
                 case "key":
                     credential.path.map { .privateKey(path: $0, passphrase: credential.secret.map(Secret.init)) }
-                case "agent": .agent
+                case "agent": credential.path.map { .agent(socket: $0) }
                 case "password": credential.secret.map { .password(Secret($0)) }
                 default: nil
                 }

@@ -14,8 +14,9 @@ public struct SSHConfiguration: Sendable {
     public enum Credential: Sendable {
         /// An OpenSSH or PEM private key file, with its passphrase when it has one.
         case privateKey(path: String, passphrase: Secret?)
-        /// The identities held by the ssh-agent at `SSH_AUTH_SOCK`.
-        case agent
+        /// The identities held by the ssh-agent listening at `socket`: the `SSH_AUTH_SOCK` of the run that asks, even
+        /// when a keeper started by an earlier run opens the session.
+        case agent(socket: String)
         /// A password.
         case password(Secret)
     }

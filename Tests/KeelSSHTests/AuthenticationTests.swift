@@ -145,17 +145,17 @@ struct AuthenticationTests {
 
 @Suite("Authentication through an ssh-agent")
 struct AgentTests {
-    @Test("the agent's key logs in; an agent without a suitable key is refused with a clear message")
+    @Test(
+        "the agent's key logs in, from the agent the configuration names (not this process's SSH_AUTH_SOCK); an agent without a suitable key is refused with a clear message"
+    )
     func agent() async throws {
         try await TestSSHServer.with { server in
             let socket = server.freshPath("agent.sock")
             let agent = try Shell.spawn("/usr/bin/ssh-agent", ["-D", "-a", socket])
             defer { kill(agent, SIGKILL); _ = Shell.wait(agent) }
             try FreePort.waitForFile(socket, timeout: 5)
-            setenv("SSH_AUTH_SOCK", socket, 1)
-            defer { unsetenv("SSH_AUTH_SOCK") }
             var configuration = try server.configuration()
-            configuration.credentials = [.agent]
+            configuration.credentials = [.agent(socket: socket)]
 
             let empty = await sshError { _ = try await SSHConnection.connect(configuration) }
             #expect(empty?.code == .authenticationFailed)

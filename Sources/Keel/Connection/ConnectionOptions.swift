@@ -52,7 +52,9 @@ public struct ConnectionOptions: Sendable {
         if let key = target.privateKeyFile {
             credentials.append(.privateKey(path: Self.absolute(key), passphrase: passphrases[key]))
         } else {
-            if ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] != nil { credentials.append(.agent) }
+            if let socket = ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"], !socket.isEmpty {
+                credentials.append(.agent(socket: Self.absolute(socket)))
+            }
             for key in Self.defaultKeys where FileManager.default.fileExists(atPath: key) {
                 credentials.append(.privateKey(path: key, passphrase: passphrases[key]))
             }
