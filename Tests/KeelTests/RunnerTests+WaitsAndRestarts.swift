@@ -100,7 +100,8 @@ extension RunnerTests {
         let shared = "\(root)/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         _ = try Shell.run("/bin/chgrp", ["nogroup", shared])
-        chmod(shared, 0o2775)
+        // Not writable by the group: a folder another group may write is that group's (``PathController``).
+        chmod(shared, 0o2755)
         let playbook = Playbook("test", summary: "root's paths in a setgid directory") {
             Play("paths", on: "alpha") { _ in
                 Directory("\(shared)/private", mode: 0o700)

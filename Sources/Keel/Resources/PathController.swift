@@ -1,15 +1,26 @@
-/// The account that controls where a path lives: the owner of the deepest directory (or link) above it that root
-/// does not own, or root when root owns them all. Keel writes, removes, re-modes and reads a path as that account:
-/// an account that can rename or replace a directory on the way (postgres in its home, its `.ssh`) could otherwise
-/// swap in a link and make root write, chown or print a file it chose.
+/// The account that controls where a path lives: of the directories (or links) above it, the deepest one root
+/// does not own, or that a group other than root's may write (`/var/log/postgresql`, root:postgres 1775: that
+/// group's account), or that anyone may write (then `nobody`, which can change nothing), a sticky one only when
+/// the path is right in it; root when none is. Keel
+/// writes, removes, re-modes and reads a path as that account: an account that can rename or replace an entry on
+/// the way (postgres in its home, its `.ssh`, its log folder) could otherwise swap in a link and make root write,
+/// chown or print a file it chose.
 ///
-/// The accounts other than root cannot make an entry owned by root, so the answer cannot turn to root between the
-/// probe that finds it and the change that uses it.
+/// The accounts other than root cannot make an entry owned by root, nor take a write permission root gave, so the
+/// answer cannot turn to root between the probe that finds it and the change that uses it.
 public enum PathController {
-    /// A probe snippet printing `account=NAME` for `path`: the owner of the deepest directory above it that root
-    /// does not own (missing ones count for nothing). Run as root, `[ -O ]` (a shell builtin) answers for a
-    /// directory root owns, and `stat` runs only for a link or another owner's: a host starts processes slowly, and
-    /// a play probes many paths. Run as another account, one `stat` reads them all.
+    /// The system's own directories, root's 0755 on every Debian host (or group `staff`'s, whose members install
+    /// into root's PATH anyway): a probe run as root checks them with the shell's own tests, starting no process.
+    static let systemDirectories: Set<String> = [
+        "/etc", "/etc/apt", "/etc/apt/apt.conf.d", "/etc/apt/keyrings", "/etc/apt/preferences.d",
+        "/etc/apt/sources.list.d", "/etc/default", "/etc/security", "/etc/security/limits.d", "/etc/sudoers.d",
+        "/etc/sysctl.d", "/etc/systemd", "/etc/systemd/system", "/usr", "/usr/lib", "/usr/local", "/usr/local/bin",
+        "/usr/local/lib", "/var", "/var/lib", "/opt", "/srv", "/run",
+    ]
+
+    /// A probe snippet printing `account=NAME` for `path` (see the type's doc; missing directories count for
+    /// nothing). Run as root, the system's directories are checked with `[ -O ]` and `[ -L ]` (shell builtins),
+    /// and one `stat` reads the others; run as another account, one `stat` reads them all.
     static func probe(_ path: String) -> String {
         var directories: [String] = []
         var prefix = ""
@@ -18,12 +29,27 @@ public enum PathController {
             directories.append(prefix)
         }
         guard !directories.isEmpty else { return "echo account=root" }
-        let quoted = directories.map(shellQuote).joined(separator: " ")
-        return "a=root; if [ -O / ]; then for d in \(quoted); do "
-            + "if [ -L \"$d\" ] || { [ -e \"$d\" ] && [ ! -O \"$d\" ]; }; then o=$(stat -c %U -- \"$d\"); "
-            + "[ \"$o\" = root ] || a=$o; fi; done; "
-            + "else for o in $(stat -c %U -- \(quoted) 2>/dev/null); do [ \"$o\" = root ] || a=$o; done; fi; "
+        let system = directories.prefix { systemDirectories.contains($0) }
+        let others = directories.dropFirst(system.count)
+        let rootBranch =
+            (system.isEmpty
+                ? ""
+                : "for d in \(system.map(shellQuote).joined(separator: " ")); do "
+                    + "if [ -L \"$d\" ] || { [ -e \"$d\" ] && [ ! -O \"$d\" ]; }; then o=$(stat -c %U -- \"$d\"); "
+                    + "[ \"$o\" = root ] || a=$o; fi; done; ") + (others.isEmpty ? ":" : controllers(of: Array(others)))
+        return "a=root; if [ -O / ]; then \(rootBranch); else \(controllers(of: directories)); fi; "
             + "echo \"account=$a\""
+    }
+
+    /// One `stat` of `directories` (shallow to deep, ending at the path's own) setting `a` to the account each
+    /// deeper one gives: its owner unless root; its group's unless root when the group may write it; `nobody` when
+    /// anyone may. A link's own mode means nothing (its owner alone counts), and a sticky directory's only for the
+    /// path's own: no one but root replaces root's entries in it (`/tmp/x/y` is as safe as `x`).
+    private static func controllers(of directories: [String]) -> String {
+        "i=0; for l in $(stat -c %U:%G:%f -- \(directories.map(shellQuote).joined(separator: " ")) 2>/dev/null); do "
+            + "i=$((i + 1)); o=${l%%:*}; r=${l#*:}; g=${r%%:*}; m=$((0x${r#*:})); [ \"$o\" = root ] || a=$o; "
+            + "if [ $((m & 61440)) != 40960 ] && { [ $((m & 512)) = 0 ] || [ $i = \(directories.count) ]; }; then "
+            + "{ [ $((m & 16)) = 0 ] || [ \"$g\" = root ] || a=$g; }; [ $((m & 2)) = 0 ] || a=nobody; fi; done"
     }
 
     /// `chown`'s argument for `owner` and `group` (`postgres:postgres`, `:ssl-cert`).
