@@ -333,15 +333,16 @@ struct ClusterModelTests {
         }
     }
 
-    @Test("pgbackrest info's JSON: the stanza's status and each backup's label, type, end and size")
+    @Test("pgbackrest info's JSON: the stanza's status and each backup's label, type, end, size and database system")
     func backupStatus() throws {
         let json =
-            #"[{"archive":[],"backup":[{"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
+            #"[{"archive":[],"backup":[{"database":{"id":1,"repo-key":1},"info":{"delta":30862194,"size":30862194},"label":"20261122-020309F","timestamp":{"start":1795312989,"stop":1795312992},"type":"full"},{"database":{"id":2,"repo-key":1},"info":{"size":31000000},"label":"20261122-020309F_20261123-063000D","timestamp":{"start":1795415400,"stop":1795415410},"type":"diff"}],"db":[{"id":1,"repo-key":1,"system-id":7320000000000000001,"version":"13"},{"id":2,"repo-key":1,"system-id":18000000000000000002,"version":"15"}],"name":"lab","status":{"code":0,"message":"ok"}}]"#
         let status = try BackupStatus.parse(Data(json.utf8), repository: "h4")
         #expect(status.stanza == "lab" && status.status == "ok")
         #expect(
             status.backups.map(\.type) == ["full", "diff"] && status.backups[0].finished == 1795312992
                 && status.backups[1].size == 31000000)
+        #expect(status.backups.map(\.systemID) == ["7320000000000000001", "18000000000000000002"])
         #expect(
             status.summary.hasPrefix(
                 "backups on h4 (stanza lab): ok, 2 backup(s); last full 20261122-020309F finished 2026-11-22T02:03:12Z")

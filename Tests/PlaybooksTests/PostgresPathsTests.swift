@@ -126,7 +126,7 @@ struct PostgresPathsTests {
             backups: BackupStatus(
                 repository: "10.213.0.16", stanza: "pg-lab", status: "ok",
                 backups: [.init(label: "F1", type: "full", finished: 1000, size: 1)]),
-            archivedUntil: Date(timeIntervalSince1970: 5000), timeline: 3, leader: "10.213.0.12")
+            archivedUntil: Date(timeIntervalSince1970: 5000), timeline: 3, leader: "10.213.0.12", systemID: nil)
         playbooks.append(("restore", RestoreFlow(plan: restorePlan).playbook(restoring, carrying: CarriedSoftware())))
         var scanned = 0
         for (name, playbook) in playbooks {

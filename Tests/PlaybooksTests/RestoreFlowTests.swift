@@ -15,24 +15,27 @@ struct RestoreFlowTests {
     private static let backups = BackupStatus(
         repository: "10.213.0.16", stanza: "pg-lab", status: "ok",
         backups: [
-            .init(label: "F1", type: "full", finished: 1000, size: 1),
-            .init(label: "D2", type: "diff", finished: 2000, size: 1),
-            .init(label: "F3", type: "full", finished: 3000, size: 1),
+            .init(label: "F1", type: "full", finished: 1000, size: 1, systemID: "7300000000000000001"),
+            .init(label: "D2", type: "diff", finished: 2000, size: 1, systemID: "7300000000000000001"),
+            .init(label: "F3", type: "full", finished: 3000, size: 1, systemID: "7300000000000000001"),
         ])
 
-    private func plan(_ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000) throws
-        -> RestorePlan
-    {
+    private func plan(
+        _ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000,
+        systemID: String? = "7300000000000000001"
+    ) throws -> RestorePlan {
         try RestorePlan(
             try model(), target: target, backups: backups,
-            archivedUntil: archivedUntil.map { Date(timeIntervalSince1970: $0) }, timeline: 3, leader: "10.213.0.12")
+            archivedUntil: archivedUntil.map { Date(timeIntervalSince1970: $0) }, timeline: 3, leader: "10.213.0.12",
+            systemID: systemID)
     }
 
-    private func refusal(_ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000)
-        throws -> String?
-    {
+    private func refusal(
+        _ target: RestoreTarget, backups: BackupStatus? = backups, archivedUntil: Double? = 5000,
+        systemID: String? = "7300000000000000001"
+    ) throws -> String? {
         do {
-            _ = try plan(target, backups: backups, archivedUntil: archivedUntil)
+            _ = try plan(target, backups: backups, archivedUntil: archivedUntil, systemID: systemID)
             return nil
         } catch {
             return "\(error)"
@@ -61,6 +64,16 @@ struct RestoreFlowTests {
         #expect(plan.restoreHost == "10.213.0.12" && plan.otherMembers == ["10.213.0.11", "10.213.0.13"])
         #expect(plan.text.contains("REPLACE the data directory of 10.213.0.12"), "\(plan.text)")
         #expect(plan.text.contains("keys in etcd (prefix /service/pg-lab/)"), "\(plan.text)")
+        #expect(
+            plan.text.contains(
+                "from stanza pg-lab of 10.213.0.16, backup set D2 (diff, finished 1970-01-01T00:33:20Z, database "
+                    + "system 7300000000000000001)"), "\(plan.text)")
+        // Another cluster's stanza (a shared repository, a copied inventory) never replaces the members' data.
+        #expect(
+            try refusal(.latest, systemID: "7300000000000000002")?.contains(
+                "backup set F3 of stanza pg-lab holds database system 7300000000000000001, but the members' data is "
+                    + "system 7300000000000000002") == true)
+        #expect(try self.plan(.latest, systemID: nil).set.label == "F3", "members without data: nothing to compare")
 
         #expect(
             try refusal(.time(Self.moment("1970-01-01 00:10:00Z")))?.contains("is before the oldest backup, F1") == true

@@ -12,6 +12,8 @@ public struct BackupStatus: Codable, Sendable {
         public var finished: Int
         /// The database size the backup holds, in bytes.
         public var size: Int
+        /// The system identifier of the database it holds (pgBackRest's `db-system-id`).
+        public var systemID: String?
     }
 
     /// A backup timer's last firing on one host, and how the run it started ended.
@@ -98,17 +100,29 @@ public struct BackupStatus: Codable, Sendable {
             struct Entry: Decodable {
                 struct Timestamp: Decodable { var stop: Int }
                 struct Info: Decodable { var size: Int }
-                var label: String, type: String, timestamp: Timestamp, info: Info
+                struct Database: Decodable { var id: Int }
+                var label: String, type: String, timestamp: Timestamp, info: Info, database: Database?
             }
-            var name: String, status: Status, backup: [Entry]
+            /// A database the stanza has held (one more after each major upgrade).
+            struct Held: Decodable {
+                var id: Int
+                var systemID: UInt64
+                enum CodingKeys: String, CodingKey {
+                    case id
+                    case systemID = "system-id"
+                }
+            }
+            var name: String, status: Status, backup: [Entry], db: [Held]?
         }
         guard let stanza = try JSONDecoder().decode([Stanza].self, from: json).first else {
             throw ResourceError("pgbackrest info for \(repository) lists no stanza")
         }
         return BackupStatus(
             repository: repository, stanza: stanza.name, status: stanza.status.message,
-            backups: stanza.backup.map {
-                Backup(label: $0.label, type: $0.type, finished: $0.timestamp.stop, size: $0.info.size)
+            backups: stanza.backup.map { entry in
+                Backup(
+                    label: entry.label, type: entry.type, finished: entry.timestamp.stop, size: entry.info.size,
+                    systemID: stanza.db?.first { $0.id == entry.database?.id }.map { String($0.systemID) })
             })
     }
 

@@ -36,12 +36,11 @@ public enum RestoreSurvey {
             return (progress.plan, decision)
         case .retarget(let unfinished):
             // The cluster is stopped: the archive reaches where it did when the unfinished restore was planned.
-            var plan = try RestorePlan(
+            let plan = try RestorePlan(
                 model, target: target,
                 backups: try await backups(model, on: unfinished.plan.restoreHost, inventory: inventory, fleet: fleet),
                 archivedUntil: unfinished.plan.archivedUntil, timeline: unfinished.plan.timeline,
-                leader: unfinished.plan.restoreHost)
-            plan.systemID = systemID ?? unfinished.plan.systemID
+                leader: unfinished.plan.restoreHost, systemID: systemID ?? unfinished.plan.systemID)
             return (plan, decision)
         case .new: break
         }
@@ -55,10 +54,9 @@ public enum RestoreSurvey {
             throw FlowError("the repository could not be read: \(error)", hint: "see keel status")
         }
         let archived = try await archivedUntil(model, leader: leader.name, inventory: inventory, fleet: fleet)
-        var plan = try RestorePlan(
+        let plan = try RestorePlan(
             model, target: target, backups: status.backups, archivedUntil: archived, timeline: leader.timeline,
-            leader: leader.name)
-        plan.systemID = systemID
+            leader: leader.name, systemID: systemID)
         return (plan, decision)
     }
 

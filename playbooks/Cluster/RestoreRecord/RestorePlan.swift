@@ -9,6 +9,10 @@ public struct RestorePlan: Sendable, Codable {
     /// The cluster's keys in etcd, deleted so that the restored member leads a cluster of its own data.
     public let dcsPrefix: String
     public let target: RestoreTarget
+    /// The stanza restored from, and its repository (a host, or a shared repository's path); nil in plans of an
+    /// earlier Keel.
+    public let stanza: String?
+    public let repository: String?
     /// The backup set restored.
     public let set: BackupStatus.Backup
     /// Why that set.
@@ -26,17 +30,19 @@ public struct RestorePlan: Sendable, Codable {
     public let planned: Date
     /// The database system identifier the members' data holds (shown, so that the operator sees which cluster's
     /// data is replaced); nil when no member had data.
-    public var systemID: String?
+    public let systemID: String?
 
     /// Names the restore in its progress file: a rerun with the same target resumes the restore it names.
     public var id: String {
         "restore of \(cluster) on \(restoreHost) from \(set.label) \(target.description), planned \(Self.text(planned))"
     }
 
-    /// - Throws: ``FlowError`` for a target the repository cannot reach, or a repository that is not sound.
+    /// - Parameter systemID: the database system identifier of the members' data, when one has data.
+    /// - Throws: ``FlowError`` for a target the repository cannot reach, a repository that is not sound, or a set
+    ///   of another database than the members'.
     public init(
         _ model: ClusterModel, target: RestoreTarget, backups: BackupStatus?, archivedUntil: Date?, timeline: Int?,
-        leader: String?
+        leader: String?, systemID: String?
     ) throws(FlowError) {
         guard let repository = model.backups else {
             throw FlowError(
@@ -94,8 +100,18 @@ public struct RestorePlan: Sendable, Codable {
                 "\(moment.text) is after the leader's clock (\(Self.text(archivedUntil))): the archive cannot reach it",
                 hint: "a moment after it cannot be reached; choose an earlier one, or --latest")
         }
+        if let held = chosen.systemID, let systemID, held != systemID {
+            throw FlowError(
+                "backup set \(chosen.label) of stanza \(backups.stanza) holds database system \(held), but the "
+                    + "members' data is system \(systemID): the stanza is another cluster's",
+                hint: "check pgbackrest_stanza and the repository in the inventory; keel restore puts back a "
+                    + "cluster's own backups, never another's over it")
+        }
         cluster = model.name
         dcsPrefix = model.dcsPrefix
+        self.stanza = backups.stanza
+        self.repository = backups.repository
+        self.systemID = systemID
         self.target = target
         set = chosen
         self.reason = reason
@@ -122,7 +138,8 @@ public struct RestorePlan: Sendable, Codable {
         return """
             restore will, on cluster \(cluster)\(systemID.map { " (database system identifier \($0))" } ?? ""):
               restore \(target.description)
-              backup set: \(set.label) (\(set.type), finished \(Self.text(set.finished))): \(reason)
+              from stanza \(stanza ?? "?") of \(repository ?? "the repository"), backup set \(set.label) \
+            (\(set.type), finished \(Self.text(set.finished))\(set.systemID.map { ", database system \($0)" } ?? "")): \(reason)
               \(replay), following the newest timeline in the archive; PostgreSQL starts a new timeline \
             (the leader's is \(timeline.map(String.init) ?? "unknown") now); the leader's WAL is switched and archived as it \
             stops, so that the archive reaches \(Self.text(archivedUntil)) and later
