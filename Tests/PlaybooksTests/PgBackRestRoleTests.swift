@@ -88,7 +88,7 @@ struct PgBackRestRoleTests {
         try Shell.writeExecutable(
             script,
             try TemplateLibrary.locate().render(
-                "cluster/pgbackrest/ssh-command", context: ["pgbackrest": bin + "/pgbackrest"]))
+                "cluster/pgbackrest/ssh-command", context: ["pgbackrest": bin + "/pgbackrest", "stanza": "lab"]))
         let marker = directory + "/marker"
         for (command, ran) in [
             ("pgbackrest --stanza=lab --remote-type=repo archive-push:remote", true),
@@ -100,6 +100,14 @@ struct PgBackRestRoleTests {
             ("pgbackrest --stanza=lab stanza-delete:remote extra", false), ("pgbackrest --stanza=lab info", false),
             ("pgbackrest --stanza=lab ../x:remote", false), ("pgbackrest --stanza=* backup:remote", false),
             ("/tmp/pgbackrest --stanza=lab backup:remote", false),
+            // Only this cluster's stanza, in this host's own repository and configuration.
+            ("pgbackrest --stanza=other backup:remote", false), ("pgbackrest --process=0 backup:remote", false),
+            ("pgbackrest --stanza=lab --stanza=other backup:remote", false),
+            ("pgbackrest --stanza=lab --repo1-path=/var/lib/other backup:remote", false),
+            ("pgbackrest --stanza=lab --config=/tmp/x.conf backup:remote", false),
+            ("pgbackrest --stanza=lab --config-include-path=/tmp backup:remote", false),
+            ("pgbackrest --stanza=lab --cmd-ssh=/tmp/x backup:remote", false),
+            ("pgbackrest --stanza=lab --lock-path=/tmp backup:remote", false),
         ] {
             let (status, output) = try Shell.capture(
                 "/bin/sh", [script], environment: ["SSH_ORIGINAL_COMMAND": command, "PATH": "/usr/bin:/bin"])

@@ -60,7 +60,7 @@ struct SSHTrust: Role {
             Directory("/usr/local/lib/keel")
             Template(
                 "cluster/pgbackrest/ssh-command", to: Self.command, mode: 0o755,
-                values: ["pgbackrest": .string(Self.pgbackrest)])
+                values: ["pgbackrest": .string(Self.pgbackrest), "stanza": .string(model.backups?.stanza ?? "")])
             let authorizedKey = try authorizedKey
             let files = Files(in: home)
             Directory("\(home)/.ssh", mode: 0o700, owner: user, group: user)
