@@ -52,8 +52,9 @@ extension LabTests {
 
     /// Turns `keel_monitoring` on for the running `cluster`: Debian's Prometheus loaded with keel
     /// monitoring-targets' scrape block and alert rules scrapes every exporter up, with the cluster's labels;
-    /// without the password they refuse; a stopped replica fires the member-down alert; the second deploy changes
-    /// nothing; turned off again, the exporters are gone and the deploy after that changes nothing.
+    /// without the password they refuse, and the monitoring role logs in to no PgBouncer from the network; a stopped
+    /// replica fires the member-down alert; etcd refuses every service's certificate but Patroni's; the second
+    /// deploy changes nothing; turned off again, the exporters are gone and the deploy after that changes nothing.
     func monitoringOnAndOff(_ cluster: LabClusterInventory) async throws {
         let variablesPath = cluster.directory + "/group_vars/all.yml"
         let variables = try String(contentsOfFile: variablesPath, encoding: .utf8)
@@ -127,6 +128,20 @@ extension LabTests {
                 }
             }
 
+            // The monitoring role's password opens no PgBouncer from the network: the exporter's socket alone.
+            for pooler in ["10.213.0.11", "10.213.0.14"] {
+                let login = try Shell.capture(
+                    "/usr/bin/psql",
+                    [
+                        "host=\(pooler) port=6432 dbname=pgbouncer user=keel_monitoring sslmode=require "
+                            + "connect_timeout=5", "-Atc", "SHOW VERSION",
+                    ],
+                    environment: [
+                        "PGPASSWORD": try cluster.secret("monitoring_role_password"), "PATH": "/usr/bin:/bin",
+                    ])
+                #expect(login.status != 0 && login.output.contains("reject"), "\(pooler): \(login.output)")
+            }
+
             // HAProxy's metrics answer on the balancer's address and the VIP only.
             let bound = try await remote(
                 cluster.path, "h4", "ss -Hltn 'sport = :8405' | awk '{print $4}' | sort -u")
@@ -145,6 +160,7 @@ extension LabTests {
             _ = try await remote(cluster.path, replica, "systemctl start patroni")
         }
 
+        try await etcdTakesOnlyPatroni(cluster)
         try await balancerLeavesAndReturns(cluster)
 
         // Off: every exporter Keel installed goes, with its files; HAProxy serves no metrics; then nothing to do.

@@ -18,7 +18,7 @@ struct BalancerPoolerTests {
         let main = try ClusterModelTests.rendered(steps, "/etc/pgbouncer/pgbouncer.ini", on: balancer)
         #expect(
             main.contains("\n* = host=127.0.0.1 port=5010\n")
-                && main.contains("server_tls_sslmode = verify-ca\nserver_tls_ca_file = /etc/pgbouncer/tls/ca.crt\n")
+                && main.contains("server_tls_sslmode = verify-full\nserver_tls_ca_file = /etc/pgbouncer/tls/ca.crt\n")
                 && main.contains("client_tls_cert_file = /etc/pgbouncer/tls/server.crt\n"), "\(main)")
         let listen = try ClusterModelTests.rendered(steps, "/etc/pgbouncer/listen.ini", on: balancer)
         #expect(listen.contains("listen_addr = *\n"), "\(listen)")

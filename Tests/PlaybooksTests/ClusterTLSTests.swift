@@ -22,22 +22,63 @@ struct ClusterTLSTests {
         let (model, directory) = try ClusterModelTests().load()
         let tls = try #require(model.tls)
         #expect(!model.balancerPoolers.isEmpty)
-        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts + model.balancerPoolers))
+        #expect(
+            Set(tls.issued.keys)
+                == Set(
+                    model.databaseHosts.map { ClusterTLS.Holder(host: $0, service: .database) }
+                        + model.etcdHosts.map { ClusterTLS.Holder(host: $0, service: .etcd) }
+                        + model.balancerPoolers.map { ClusterTLS.Holder(host: $0, service: .pooler) }
+                        + model.balancerHosts.map { ClusterTLS.Holder(host: $0, service: .haproxy) }))
         let authority = try file(tls.authority, in: directory, "ca.crt")
-        for host in model.databaseHosts + model.balancerPoolers {
-            let issued = try #require(tls.hosts[host])
+        let served =
+            model.databaseHosts.map { ($0, TLSService.database) } + model.balancerPoolers.map { ($0, .pooler) }
+        for (host, service) in served {
+            let issued = try #require(tls.issued(service, on: host))
             #expect(issued.key.reveal().contains("BEGIN PRIVATE KEY") && "\(issued.key)" == "***")
-            let certificate = try file(issued.certificate, in: directory, "\(host).crt")
+            let certificate = try file(issued.certificate, in: directory, "\(host)-\(service).crt")
             // OpenSSL, as PostgreSQL and libpq use it, accepts the chain and the names.
             for check in [[], ["-verify_ip", model.address(of: host)], ["-verify_ip", "10.213.0.100"]] {
                 let (status, output) = try Shell.capture(
                     "/usr/bin/openssl",
                     ["verify", "-CAfile", authority, "-purpose", "sslserver"] + check + [certificate])
-                #expect(status == 0, "\(host) \(check): \(output)")
+                #expect(status == 0, "\(host) \(service) \(check): \(output)")
             }
             let (status, _) = try Shell.capture(
                 "/usr/bin/openssl", ["verify", "-CAfile", authority, "-verify_ip", "10.213.0.99", certificate])
             #expect(status != 0, "not valid for an address it does not name")
+        }
+    }
+
+    @Test(
+        "each service's key is its own; only the database's and etcd's may be clients (so etcd takes no other), and only the database's names the loopback a balancer's PgBouncer verifies the leader by"
+    )
+    func onePerService() throws {
+        let (model, directory) = try ClusterModelTests().load()
+        let variables = directory + "/group_vars/all.yml"
+        try (String(contentsOfFile: variables, encoding: .utf8) + "\nkeel_monitoring: true\n")
+            .write(toFile: variables, atomically: true, encoding: .utf8)
+        let monitored = try ClusterModel.load(
+            from: try Inventory.load(path: directory + "/hosts.ini"),
+            secrets: ClusterSecrets(besideInventory: directory + "/hosts.ini"))
+        let tls = try #require(monitored.tls)
+        let authority = try file(tls.authority, in: directory, "ca.crt")
+        let balancer = try #require(model.balancerPoolers.first)
+        #expect(Set(TLSService.allCases.compactMap { tls.issued($0, on: balancer) }.map(\.certificate)).count == 3)
+        let member = TLSService.allCases.filter { tls.issued($0, on: "10.213.0.11") != nil }
+        #expect(Set(member) == [.database, .etcd, .exporters])
+        let keys = tls.issued.values.map { $0.key.reveal() }
+        #expect(Set(keys).count == keys.count, "a key serves two services")
+        for (holder, issued) in tls.issued {
+            let certificate = try file(issued.certificate, in: directory, "\(holder.host)-\(holder.service).crt")
+            let asClient = try Shell.capture(
+                "/usr/bin/openssl", ["verify", "-CAfile", authority, "-purpose", "sslclient", certificate])
+            #expect(
+                (asClient.status == 0) == [.database, .etcd].contains(holder.service),
+                "\(holder) as a client: \(asClient.output)")
+            let loopback = try Shell.capture(
+                "/usr/bin/openssl",
+                ["verify", "-CAfile", authority, "-purpose", "sslserver", "-verify_ip", "127.0.0.1", certificate])
+            #expect((loopback.status == 0) == (holder.service == .database), "\(holder) for 127.0.0.1")
         }
     }
 
@@ -47,7 +88,9 @@ struct ClusterTLSTests {
         let inventory = try Inventory.load(path: directory + "/hosts.ini")
         let again = try ClusterModel.load(from: inventory, secrets: ClusterSecrets(besideInventory: inventory.path))
         #expect(again.tls?.authority == first.tls?.authority)
-        #expect(again.tls?.hosts["10.213.0.11"]?.certificate == first.tls?.hosts["10.213.0.11"]?.certificate)
+        #expect(
+            again.tls?.issued(.database, on: "10.213.0.11")?.certificate
+                == first.tls?.issued(.database, on: "10.213.0.11")?.certificate)
         #expect(again.generatedSecrets.isEmpty && again.pgbouncer?.clientTLS == "prefer")
 
         let variables = directory + "/group_vars/all.yml"
@@ -57,8 +100,9 @@ struct ClusterTLSTests {
         let moved = try ClusterModel.load(
             from: try Inventory.load(path: inventory.path), secrets: ClusterSecrets(besideInventory: inventory.path))
         #expect(moved.tls?.authority == first.tls?.authority)
-        let certificate = try Certificate(pemEncoded: try #require(moved.tls?.hosts["10.213.0.11"]?.certificate))
-        #expect(moved.tls?.hosts["10.213.0.11"]?.certificate != first.tls?.hosts["10.213.0.11"]?.certificate)
+        let pem = try #require(moved.tls?.issued(.database, on: "10.213.0.11")?.certificate)
+        let certificate = try Certificate(pemEncoded: pem)
+        #expect(pem != first.tls?.issued(.database, on: "10.213.0.11")?.certificate)
         let names = try certificate.extensions.subjectAlternativeNames
         #expect(names?.contains(.ipAddress(.init(contentBytes: [10, 213, 0, 101]))) == true)
 
@@ -86,8 +130,9 @@ extension ClusterTLSTests {
         let authority = try Certificate(pemEncoded: try #require(rotated.tls?.authority))
         #expect(rotated.tls?.authority != first.tls?.authority)
         for host in rotated.databaseHosts {
-            let pem = try #require(rotated.tls?.hosts[host]?.certificate)
-            #expect(pem != first.tls?.hosts[host]?.certificate, "\(host) keeps the old CA's certificate")
+            let pem = try #require(rotated.tls?.issued(.database, on: host)?.certificate)
+            #expect(
+                pem != first.tls?.issued(.database, on: host)?.certificate, "\(host) keeps the old CA's certificate")
             let certificate = try Certificate(pemEncoded: pem)
             #expect(certificate.issuer == authority.subject)
             #expect(authority.publicKey.isValidSignature(certificate.signature, for: certificate))

@@ -16,7 +16,7 @@ struct ClusterTransportTLSTests {
     func etcd() throws {
         let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
         let tls = try #require(model.tls)
-        #expect(Set(tls.hosts.keys) == Set(model.databaseHosts + model.etcdHosts + model.balancerPoolers))
+        #expect(Set(tls.issued.keys.filter { $0.service == .etcd }.map(\.host)) == Set(model.etcdHosts))
         #expect(model.etcdEndpoints.hasPrefix("https://10.213.0.21:2379,"))
         let member = try ClusterModelTests.host("10.213.0.21", directory)
         let steps = EtcdRole(host: member, model: model).steps

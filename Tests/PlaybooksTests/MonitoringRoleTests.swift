@@ -1,6 +1,7 @@
 import Foundation
 import Keel
 import Testing
+import X509
 import Yams
 
 @testable import Playbooks
@@ -129,29 +130,35 @@ struct MonitoringRoleTests {
         #expect(HAProxyRole.scrapeDigest(monitoring) == digest)
         #expect(
             haproxy.contains(
-                "frontend prometheus\n    mode http\n    bind 10.213.0.14:8405 ssl crt /etc/haproxy/keel-metrics.pem\n"
-                    + "    bind 10.213.0.100:8405 ssl crt /etc/haproxy/keel-metrics.pem\n"
+                "frontend prometheus\n    mode http\n    bind 10.213.0.14:8405 ssl crt /etc/haproxy/keel.pem\n"
+                    + "    bind 10.213.0.100:8405 ssl crt /etc/haproxy/keel.pem\n"
                     + "    http-request auth realm metrics unless { req.fhdr(authorization),sha2(256),hex,lower -m str "
                     + "\(digest) }\n"
                     + "    http-request use-service prometheus-exporter if { path /metrics }\n"), "\(haproxy)")
         #expect(!haproxy.contains("userlist") && !haproxy.contains("$2b$"), "\(haproxy)")
         let pem = try #require(
-            haproxySteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.metricsCertificate })
+            haproxySteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.certificate })
         #expect(pem.mode == 0o600)
         guard case .secret(let both) = pem.contents else { throw CancellationError() }
         #expect(both.reveal().contains("-----END CERTIFICATE-----\n-----BEGIN "), "one PEM block a line")
-        // The balancer's certificate names the VIP too: Prometheus reaches its HAProxy there.
-        #expect(model.tls?.hosts["10.213.0.14"] != nil)
+        // HAProxy's own certificate (its PgBouncer has another), naming the VIP too: Prometheus reaches it there.
+        let issued = try #require(model.tls?.issued(.haproxy, on: "10.213.0.14"))
+        #expect(both.reveal().hasPrefix(issued.certificate) && both.reveal().contains(issued.key.reveal()))
+        #expect(issued.certificate != model.tls?.issued(.pooler, on: "10.213.0.14")?.certificate)
+        let names = try Certificate(pemEncoded: issued.certificate).extensions.subjectAlternativeNames
+        #expect(names?.contains(.ipAddress(.init(contentBytes: [10, 213, 0, 100]))) == true)
 
-        // Off: HAProxy's and Patroni's files are what they were before monitoring existed.
+        // Off: HAProxy's and Patroni's files are what they were before monitoring existed; HAProxy keeps its own
+        // certificate for its stats page.
         let (plain, plainDirectory) = try ClusterModelTests().load()
         let plainHost = try ClusterModelTests.host("10.213.0.14", plainDirectory)
         let plainSteps = HAProxyRole(model: plain, haproxy: try #require(plain.haproxy), host: plainHost.name).steps
         let plainConfig = try ClusterModelTests.rendered(plainSteps, HAProxyRole.configuration, on: plainHost)
         #expect(!plainConfig.contains("prometheus") && !plainConfig.contains("8405"))
         #expect(
-            plainSteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.metricsCertificate }?
-                .contents == nil)
+            plainSteps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.certificate }?
+                .contents != nil)
+        #expect(plainConfig.contains("    bind *:7000 ssl crt /etc/haproxy/keel.pem\n"), "\(plainConfig)")
         #expect(plain.memberHBA.first == "local all all peer")
     }
 

@@ -30,6 +30,36 @@ struct PgBouncerConfigTests {
         #expect(text.contains("\nserver_login_retry = 1\n"), "a restarted PostgreSQL is logged in to again after 1 s")
     }
 
+    @Test(
+        "logins go by hba.conf, written before the file that turns it on: the monitoring role from the socket alone, every other with its SCRAM password"
+    )
+    func loginsByOrigin() throws {
+        let (model, directory) = try ClusterModelTests().load(vars: MonitoringRoleTests.on)
+        let host = HostContext(
+            name: "10.213.0.14", inventory: try Inventory.load(path: directory + "/hosts.ini"), facts: Facts())
+        let steps = PgBouncerRole(host: host, model: model, settings: try #require(model.pgbouncer)).steps
+        let paths = steps.compactMap { ($0.resource as? Template)?.path }
+        let hbaIndex = try #require(paths.firstIndex(of: PgBouncerRole.hba))
+        #expect(hbaIndex < (paths.firstIndex(of: "/etc/pgbouncer/pgbouncer.ini") ?? 0), "\(paths)")
+        let hba = try ClusterModelTests.rendered(steps, PgBouncerRole.hba, on: host)
+        #expect(
+            hba.contains(
+                "local all all scram-sha-256\n# The monitoring role only over the local socket, as the PgBouncer "
+                    + "exporter reads the console: its password opens\n# nothing from the network.\n"
+                    + "host all keel_monitoring 0.0.0.0/0 reject\nhost all keel_monitoring ::/0 reject\n"
+                    + "host all all 0.0.0.0/0 scram-sha-256\nhost all all ::/0 scram-sha-256\n"), "\(hba)")
+        let main = try ClusterModelTests.rendered(steps, "/etc/pgbouncer/pgbouncer.ini", on: host)
+        #expect(main.contains("auth_type = hba\nauth_hba_file = /etc/pgbouncer/hba.conf\n"), "\(main)")
+
+        let (plain, plainDirectory) = try ClusterModelTests().load()
+        let plainHost = HostContext(
+            name: "10.213.0.14", inventory: try Inventory.load(path: plainDirectory + "/hosts.ini"), facts: Facts())
+        let plainHBA = try ClusterModelTests.rendered(
+            PgBouncerRole(host: plainHost, model: plain, settings: try #require(plain.pgbouncer)).steps,
+            PgBouncerRole.hba, on: plainHost)
+        #expect(!plainHBA.contains("reject"), "\(plainHBA)")
+    }
+
     @Test("pool mode, the connection limit per database and the wait for a server come from the reference's names")
     func poolSettings() throws {
         func rendered(_ vars: String) throws -> String {

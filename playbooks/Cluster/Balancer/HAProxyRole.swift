@@ -20,10 +20,12 @@ struct HAProxyRole: Role {
     static let reload = Handler.run(name: "reload haproxy, keeping each server's state", command: "\(reloadScript)")
 
     static let configuration = "/etc/haproxy/haproxy.cfg"
-    /// The balancer's certificate and key in one file, as HAProxy's metrics listener serves TLS with them.
-    static let metricsCertificate = "/etc/haproxy/keel-metrics.pem"
+    /// HAProxy's certificate and key in one file, as its stats page and metrics listener serve TLS with them.
+    static let certificate = "/etc/haproxy/keel.pem"
+    /// Where an earlier Keel kept them, for the metrics listener alone.
+    static let formerCertificate = "/etc/haproxy/keel-metrics.pem"
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
-    static let footprint = [configuration, authorityFile, reloadScript, stateFile, metricsCertificate]
+    static let footprint = [configuration, authorityFile, reloadScript, stateFile, certificate, formerCertificate]
 
     /// The listener the balancer's own PgBouncer reaches the leader through (``ClusterPorts/pooledLeader``).
     static let pooledLeader = "pooled_leader"
@@ -41,21 +43,22 @@ struct HAProxyRole: Role {
         if let tls = model.tls {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
-        if model.monitoring != nil, let issued = model.tls?.hosts[host] {
+        let issued = model.tls?.issued(.haproxy, on: host)
+        if let issued {
             // One PEM block a line: the certificate's text need not end with a newline.
             let pem = [issued.certificate, issued.key.reveal()].map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }
-            File(Self.metricsCertificate, contents: .secret(Secret(pem.joined())), mode: 0o600)
-                .onChange(Self.reload)
+            File(Self.certificate, contents: .secret(Secret(pem.joined())), mode: 0o600).onChange(Self.reload)
         } else {
-            File.absent(Self.metricsCertificate).onChange(Self.reload)
+            File.absent(Self.certificate).onChange(Self.reload)
         }
+        File.absent(Self.formerCertificate)
         Template(
             "cluster/haproxy/haproxy.cfg", to: Self.configuration, mode: 0o600,
             values: values.merging([
                 "stats_user": .string(Self.statsUser),
                 "stats_password": .string(haproxy.statsPassword.reveal()),
                 "metrics": .bool(model.monitoring != nil), "metrics_port": .int(ClusterPorts.haproxyMetrics),
-                "metrics_tls": .string(model.tls?.hosts[host] == nil ? "" : " ssl crt \(Self.metricsCertificate)"),
+                "tls": .string(issued == nil ? "" : " ssl crt \(Self.certificate)"),
                 "metrics_addresses": .list(
                     ([model.address(of: host)]
                         + (model.vip.map { $0.placement == .balancers ? [$0.address] : [] } ?? []))

@@ -1,7 +1,7 @@
 import Keel
 
 /// etcd 3.4 from Debian, configured as one cluster of the `etcd_cluster` hosts: with TLS, clients and peers both
-/// prove themselves with a certificate of the cluster's CA.
+/// prove themselves with a client certificate of the cluster's CA, which only Patroni's and etcd's own are.
 struct EtcdRole: Role {
     let host: HostContext
     let model: ClusterModel
@@ -22,7 +22,7 @@ struct EtcdRole: Role {
         let restart = EtcdPlays.rollingRestart(model, host: host.name).handler
         Package(Self.packages)
         EtcdStandaloneReset()
-        if model.etcdTLS, let tls = model.tls, let issued = tls.hosts[host.name] {
+        if model.etcdTLS, let tls = model.tls, let issued = tls.issued(.etcd, on: host.name) {
             TLSFilesRole(files: .etcd, authority: tls.authority, issued: issued, handlers: [restart]).steps
         }
         Template(

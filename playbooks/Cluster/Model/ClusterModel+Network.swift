@@ -21,25 +21,29 @@ extension ClusterModel {
             routerID: try reader.int(.keepalivedRouterID, in: 1...255) ?? max(lastByte, 1))
     }
 
-    /// The cluster's CA and the certificates of database, etcd and balancer-PgBouncer hosts (of every host, with
-    /// monitoring) when `tls_cert_generate` is true (the default): each valid for the host's address and, where
-    /// clients may reach it through the VIP, the VIP when there is one.
+    /// The cluster's CA and a certificate for each service that serves TLS (``TLSService``) when
+    /// `tls_cert_generate` is true (the default): each valid for the host's address and, where clients may reach
+    /// it through the VIP, the VIP when there is one.
     static func tls(_ reader: VariableReader, model: ClusterModel, secrets: ClusterSecrets)
         throws(InventoryError) -> ClusterTLS?
     {
         guard try reader.bool(.tlsCertGenerate) ?? true else { return nil }
         let days = try reader.int(.tlsCertValidDays, in: 31...36500) ?? 3650
-        var hosts = Dictionary(uniqueKeysWithValues: model.etcdHosts.map { ($0, [model.address(of: $0)]) })
-        // With monitoring, every balancer too: Prometheus may reach HAProxy's metrics through the VIP.
-        let balancers = model.monitoring == nil ? model.balancerPoolers : model.balancerHosts
-        for host in model.databaseHosts + balancers {
-            hosts[host] = [model.address(of: host)] + (model.vip.map { [$0.address] } ?? [])
+        let vip = model.vip.map { [$0.address] } ?? []
+        var holders: [ClusterTLS.Holder: [String]] = [:]
+        func issue(_ service: TLSService, on hosts: [String], viaVIP: Bool) {
+            for host in hosts {
+                holders[.init(host: host, service: service)] = [model.address(of: host)] + (viaVIP ? vip : [])
+            }
         }
-        for host in model.allHosts where model.monitoring != nil && hosts[host] == nil {
-            hosts[host] = [model.address(of: host)]
-        }
+        issue(.database, on: model.databaseHosts, viaVIP: true)
+        issue(.etcd, on: model.etcdHosts, viaVIP: false)
+        issue(.pooler, on: model.balancerPoolers, viaVIP: true)
+        // HAProxy's stats page and metrics answer on the VIP too.
+        if model.haproxy != nil { issue(.haproxy, on: model.balancerHosts, viaVIP: true) }
+        if model.monitoring != nil { issue(.exporters, on: model.allHosts, viaVIP: false) }
         do {
-            return try ClusterTLS.load(cluster: model.name, hosts: hosts, validDays: days, secrets: secrets)
+            return try ClusterTLS.load(cluster: model.name, holders: holders, validDays: days, secrets: secrets)
         } catch {
             throw InventoryError(
                 "cannot make the cluster's TLS certificates: \(error)", at: reader.origin(.tlsCertGenerate),

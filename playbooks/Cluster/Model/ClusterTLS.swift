@@ -4,12 +4,13 @@ import Keel
 import SwiftASN1
 import X509
 
-/// The cluster's own certificate authority and a certificate for each database and etcd host, made on the
-/// controller and kept in the secrets file: PostgreSQL, PgBouncer, Patroni's REST API and etcd serve TLS with them,
-/// Patroni and Keel present them to etcd, and clients verify the cluster against the CA (`sslmode=verify-full` to
-/// the VIP works: every database host's certificate names it).
+/// The cluster's own certificate authority and a certificate for each service on each host (``TLSService``), made
+/// on the controller and kept in the secrets file: PostgreSQL, PgBouncer, Patroni's REST API, etcd, HAProxy's
+/// metrics and the exporters serve TLS with them, Patroni and Keel present the database's to etcd, and clients
+/// verify the cluster against the CA (`sslmode=verify-full` to the VIP works: every database host's certificate
+/// names it).
 ///
-/// A host's certificate is issued again, with a new key, when it names other addresses than the model (a host
+/// A certificate is issued again, with a new key, when it names other addresses than the model (a host
 /// moved, the VIP changed) or has less than ``renewalMargin`` left: `keel deploy` is the renewal step. The CA
 /// lasts ten years and is never replaced on hosts that use it: pre-flight refuses a secrets file that lost it (a
 /// new CA would leave every member, etcd peer and client that verifies the cluster unable to connect).
@@ -20,8 +21,19 @@ public struct ClusterTLS: Sendable {
         public var key: Secret
     }
 
+    /// A service on a host.
+    public struct Holder: Hashable, Sendable {
+        public var host: String
+        public var service: TLSService
+    }
+
     public var authority: String
-    public var hosts: [String: Issued]
+    public var issued: [Holder: Issued]
+
+    /// The certificate of `service` on `host`, when the host runs it.
+    public func issued(_ service: TLSService, on host: String) -> Issued? {
+        issued[Holder(host: host, service: service)]
+    }
 
     /// The names of the CA's key and certificate in the secrets file.
     static let authorityKeyName = "tls_ca_key"
@@ -30,30 +42,33 @@ public struct ClusterTLS: Sendable {
     /// Host certificates with less than this left are issued again.
     static let renewalMargin: TimeInterval = 30 * 86_400
 
-    /// The CA and a certificate for each of `hosts` (name → the addresses it must be valid for), from `secrets`
-    /// or made now; with a read-only `secrets`, nothing is made and missing ones are empty.
+    /// The CA and a certificate for each of `holders` (→ the addresses it must be valid for), from `secrets` or
+    /// made now; with a read-only `secrets`, nothing is made and missing ones are empty.
     static func load(
-        cluster: String, hosts: [String: [String]], validDays: Int, secrets: ClusterSecrets
+        cluster: String, holders: [Holder: [String]], validDays: Int, secrets: ClusterSecrets
     ) throws -> ClusterTLS {
         let (authorityKey, authority) = try Self.authority(cluster: cluster, secrets: secrets)
-        var issued: [String: Issued] = [:]
-        for (host, addresses) in hosts {
-            let certificateName = "tls_\(host)_certificate"
-            let keyName = "tls_\(host)_key"
-            // Kept while it names the host as it is, stays valid a while, and was issued by the CA in use (after
-            // the CA is replaced, every host gets a certificate of the new one).
+        var issued: [Holder: Issued] = [:]
+        for (holder, addresses) in holders {
+            let (host, service) = (holder.host, holder.service)
+            let (certificateName, keyName) = service.secretNames(host: host)
+            let names = Self.generalNames(host: host, addresses: addresses, loopback: service.namesLoopback)
+            // Kept while it names the host as it is, may do what its service does and no more, stays valid a
+            // while, and was issued by the CA in use (after the CA is replaced, every host gets a certificate of
+            // the new one).
             if let pem = secrets.stored(certificateName), let key = secrets.stored(keyName),
                 let certificate = try? Certificate(pemEncoded: pem),
-                Self.names(of: certificate) == Set(Self.generalNames(host: host, addresses: addresses)),
+                Self.names(of: certificate) == Set(names),
+                (try? certificate.extensions.extendedKeyUsage).map(Set.init) == Set(service.usages),
                 certificate.notValidAfter.timeIntervalSinceNow > renewalMargin,
                 let authority, certificate.issuer == authority.subject,
                 authority.publicKey.isValidSignature(certificate.signature, for: certificate)
             {
-                issued[host] = Issued(certificate: pem, key: Secret(key))
+                issued[holder] = Issued(certificate: pem, key: Secret(key))
                 continue
             }
             guard let authorityKey, let authority else {
-                issued[host] = Issued(certificate: "", key: Secret(""))
+                issued[holder] = Issued(certificate: "", key: Secret(""))
                 continue
             }
             let key = P256.Signing.PrivateKey()
@@ -69,17 +84,17 @@ public struct ClusterTLS: Sendable {
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true, keyEncipherment: true))
-                    try ExtendedKeyUsage([.serverAuth, .clientAuth])
-                    SubjectAlternativeNames(Self.generalNames(host: host, addresses: addresses))
+                    try ExtendedKeyUsage(service.usages)
+                    SubjectAlternativeNames(names)
                 },
                 issuerPrivateKey: Certificate.PrivateKey(authorityKey))
             let pem = try certificate.serializeAsPEM().pemString
             secrets.store(certificateName, pem)
             secrets.store(keyName, key.pemRepresentation)
-            issued[host] = Issued(certificate: pem, key: Secret(key.pemRepresentation))
+            issued[holder] = Issued(certificate: pem, key: Secret(key.pemRepresentation))
         }
         return ClusterTLS(
-            authority: try authority?.serializeAsPEM().pemString ?? "", hosts: issued)
+            authority: try authority?.serializeAsPEM().pemString ?? "", issued: issued)
     }
 
     /// The stored CA, or a new one; nil when the secrets are read-only and hold none.
@@ -122,11 +137,11 @@ public struct ClusterTLS: Sendable {
         var description: String { "\(authorityKeyName) is not the key of \(authorityCertificateName)" }
     }
 
-    /// The names a host's certificate holds: its inventory name, `localhost`, and each address (IPv4 as an IP
-    /// entry, anything else as a DNS name).
-    static func generalNames(host: String, addresses: [String]) -> [GeneralName] {
-        var names: [GeneralName] = [.dnsName(host), .dnsName("localhost")]
-        for address in ["127.0.0.1"] + addresses {
+    /// The names a certificate holds: the host's inventory name, with `loopback` `localhost` and 127.0.0.1, and
+    /// each address (IPv4 as an IP entry, anything else as a DNS name).
+    static func generalNames(host: String, addresses: [String], loopback: Bool) -> [GeneralName] {
+        var names: [GeneralName] = [.dnsName(host)] + (loopback ? [.dnsName("localhost")] : [])
+        for address in (loopback ? ["127.0.0.1"] : []) + addresses {
             if IPv4.isValid(address) {
                 let octets = address.split(separator: ".").compactMap { UInt8($0) }
                 names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(octets))))

@@ -42,7 +42,7 @@ struct MonitoringRole: Role {
         // The account the packages would make, made first so that their files can be its own.
         User("prometheus", home: "/var/lib/prometheus", shell: "/usr/sbin/nologin")
         Directory(Self.directory, mode: 0o750, owner: "root", group: "prometheus")
-        if let tls = model.tls, let issued = tls.hosts[host.name] {
+        if let tls = model.tls, let issued = tls.issued(.exporters, on: host.name) {
             TLSFilesRole(files: .exporters, authority: tls.authority, issued: issued, handlers: restarts).steps
         }
         Template(

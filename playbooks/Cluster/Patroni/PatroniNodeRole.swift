@@ -83,7 +83,7 @@ struct PatroniNodeRole: Role {
                             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
                 ], isSecret: true)
             // PostgreSQL and Patroni find their certificate before patroni.yml turns TLS on.
-            if let tls = model.tls, let issued = tls.hosts[host.name] {
+            if let tls = model.tls, let issued = tls.issued(.database, on: host.name) {
                 TLSFilesRole(files: .patroni, authority: tls.authority, issued: issued, handlers: tlsReloads).steps
             }
             try configuration

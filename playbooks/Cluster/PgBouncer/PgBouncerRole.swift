@@ -9,9 +9,11 @@ struct PgBouncerRole: Role {
 
     static let packages = ["pgbouncer"]
     /// What Keel writes for PgBouncer that the package does not own, which removing the cluster deletes.
-    static let footprint = [userlist, listening]
+    static let footprint = [userlist, listening, hba]
     static let userlist = "/etc/pgbouncer/userlist.txt"
     static let listening = "/etc/pgbouncer/listen.ini"
+    /// Who may log in from where (the monitoring role, ``MonitoringSettings/role``, over the socket only).
+    static let hba = "/etc/pgbouncer/hba.conf"
     static let reload = Handler.reload("pgbouncer")
 
     /// Whether this PgBouncer is a balancer's.
@@ -21,7 +23,7 @@ struct PgBouncerRole: Role {
 
     var steps: [Step] {
         Package(Self.packages)
-        if onBalancer, let tls = model.tls, let issued = tls.hosts[host.name] {
+        if onBalancer, let tls = model.tls, let issued = tls.issued(.pooler, on: host.name) {
             TLSFilesRole(files: .pgbouncer, authority: tls.authority, issued: issued, handlers: [Self.reload]).steps
         }
         Template(
@@ -54,10 +56,17 @@ struct PgBouncerRole: Role {
         ).onChange(PgBouncerPlays.restart(port: settings.port).handler)
         // The rest is read again on reload: pooled connections stay.
         Template(
+            "cluster/pgbouncer/hba.conf", to: Self.hba, mode: 0o640, owner: "postgres", group: "postgres",
+            values: [
+                "cluster": .string(model.name), "member": .string(host.name),
+                "monitoring_role": .string(model.monitoring?.role ?? ""),
+            ]
+        ).onChange(Self.reload)
+        Template(
             "cluster/pgbouncer/pgbouncer.ini", to: "/etc/pgbouncer/pgbouncer.ini", mode: 0o640, owner: "postgres",
             group: "postgres",
             values: [
-                "cluster": .string(model.name), "member": .string(host.name),
+                "cluster": .string(model.name), "member": .string(host.name), "hba": .string(Self.hba),
                 "upstream_name": .string(onBalancer ? "the leader, through HAProxy" : "its PostgreSQL"),
                 "upstream_port": .int(onBalancer ? ClusterPorts.pooledLeader : model.postgresPort),
                 "server_tls": .bool(onBalancer && model.tls != nil),

@@ -1,5 +1,5 @@
-/// Where a service on a cluster host reads the cluster's CA, the host's certificate and its key: a root-owned
-/// directory the service's group may read, the key the service account's own (0600).
+/// Where a service on a cluster host reads the cluster's CA, its own certificate (``TLSService``) and key: a
+/// root-owned directory the service's group may read, the key the service account's own (0600).
 struct TLSFiles: Sendable {
     let directory: String
     /// The account that reads the key; its group reads the directory.
@@ -9,8 +9,8 @@ struct TLSFiles: Sendable {
     var certificate: String { directory + "/server.crt" }
     var key: String { directory + "/server.key" }
 
-    /// PostgreSQL's, PgBouncer's and Patroni's (its REST API, and its client certificate for etcd); root's
-    /// `curl` and `etcdctl` on a database host use them too.
+    /// The database's: PostgreSQL's, a member's PgBouncer's and Patroni's (its REST API, and its client
+    /// certificate for etcd); root's `curl` and `etcdctl` on a database host use them too.
     static let patroni = TLSFiles(directory: "/etc/patroni/tls", account: "postgres")
     /// A balancer's PgBouncer's (a database host's PgBouncer reads Patroni's).
     static let pgbouncer = TLSFiles(directory: "/etc/pgbouncer/tls", account: "postgres")
