@@ -83,6 +83,19 @@ extension LabTests {
         // Killed (SIGKILL) once the leader's data is restored, then run again: it resumes and finishes.
         let killed = try await deployKilled(after: "restore: data directory restored", on: before.leader, toTarget)
         #expect(killed == nil, "the restore ended before it was killed:\n\(killed ?? "")")
+        // Anyone who runs code as postgres (any database superuser) plants a link where the recovery logs, to a
+        // file of root's: the resume writes there as postgres, so it stops, and root's file stays as it was.
+        let log = "/var/log/postgresql/keel-restore.log"
+        _ = try await remote(
+            inventory, before.leader,
+            "printf 'root only\\n' > /etc/keel-test-victim && rm -f \(log) "
+                + "&& cd / && runuser -u postgres -- ln -s /etc/keel-test-victim \(log)")
+        let planted = try await KeelBinary.run(toTarget)
+        let victim = try await remote(
+            inventory, before.leader, "cat /etc/keel-test-victim; stat -c %U /etc/keel-test-victim")
+        #expect(planted.status != 0 && planted.output.contains(log), "\(planted)")
+        #expect(victim == ["root only", "root"], "root followed postgres's link: \(victim)")
+        _ = try await remote(inventory, before.leader, "rm -f \(log) /etc/keel-test-victim")
         let started = ContinuousClock.now
         let resumed = try await KeelBinary.run(toTarget)
         #expect(
