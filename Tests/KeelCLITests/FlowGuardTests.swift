@@ -160,32 +160,42 @@ extension FlowGuardTests {
     }
 
     @Test(
-        "autobase 2026-03's inventory and roles/common.yml as a user has them: every variable classified, none refused, the model's checks passed"
-    )
-    func newestReference() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keel-2026-\(UUID().uuidString)")
+        "each release's inventory and published variables file as a user has them, with the cluster's name, release, VIP and balancers set: every variable classified, none refused, the model's checks passed",
+        arguments: ReferenceFiles.allReleases)
+    func referenceRelease(_ release: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keel-reference-\(release)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
         // The example hosts filled in on loopback, each a closed port: reaching for one is the sign the model passed.
-        let hosts = try ReferenceFiles.inventoryWithHosts("2026-03").replacingOccurrences(
+        let hosts = try ReferenceFiles.inventoryWithHosts(release).replacingOccurrences(
             of: "10.128.64.", with: "127.0.0.")
         let inventory = directory.appendingPathComponent("inventory").path
         try hosts.write(toFile: inventory, atomically: true, encoding: .utf8)
         let local = directory.appendingPathComponent("local.yml").path
-        try "ansible_user: root\nansible_port: \(try FreePort.find())\n".write(
-            toFile: local, atomically: true, encoding: .utf8)
-        let common = try ReferenceFiles.directory.appendingPathComponent("2026-03/roles/common.yml").path
-        let arguments = ["-i", inventory, "-e", "@" + common, "-e", "@" + local]
+        try """
+        ansible_user: root
+        ansible_port: \(try FreePort.find())
+        patroni_cluster_name: "lab"
+        postgresql_version: 15
+        cluster_vip: "127.0.0.100"
+        with_haproxy_load_balancing: true
+
+        """.write(toFile: local, atomically: true, encoding: .utf8)
+        let published = ReferenceFiles.directory.appendingPathComponent(
+            "\(release)/\(ReferenceFiles.releases.contains(release) ? "vars/main.yml" : "roles/common.yml")"
+        ).path
+        let arguments = ["-i", inventory, "-e", "@" + published, "-e", "@" + local]
 
         let explained = try await KeelBinary.run(["inventory"] + arguments + ["--explain"])
         #expect(explained.status == 0, "\(explained)")
         for unclassified in ["ignored: ", "UNKNOWN", "REFUSED"] {
             let lines = explained.output.split(separator: "\n").filter { $0.contains(unclassified) }
-            #expect(lines.isEmpty, "\(lines.joined(separator: "\n"))")
+            #expect(lines.isEmpty, "\(release): \(lines.joined(separator: "\n"))")
         }
-        #expect(explained.output.contains("cluster_vip (") && explained.output.contains("not applicable: Consul"))
         let deploy = try await KeelBinary.run(["deploy", "--check", "--strict"] + arguments)
         #expect(
             deploy.status != 0 && deploy.output.contains("could not be read")
-                && deploy.output.contains("Connection refused"), "\(deploy)")
+                && deploy.output.contains("Connection refused"), "\(release): \(deploy)")
     }
 }

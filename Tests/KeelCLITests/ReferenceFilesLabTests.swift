@@ -42,7 +42,7 @@ struct ReferenceClusterFiles {
                 "postgresql_version: 15", "with_haproxy_load_balancing: true", #"cluster_vip: "10.213.0.100""#,
                 "pgbackrest_install: true", #"pgbackrest_repo_host: "10.213.0.14""#,
             ]).joined(separator: "\n").appending("\n").write(toFile: override, atomically: true, encoding: .utf8)
-        let common = try ReferenceFiles.directory.appendingPathComponent("2026-03/roles/common.yml").path
+        let common = ReferenceFiles.directory.appendingPathComponent("2026-03/roles/common.yml").path
         arguments = ["-i", inventory, "-e", "@" + common, "-e", "@" + override]
     }
 

@@ -1,47 +1,41 @@
 import Foundation
 
-/// The reference's (postgresql_cluster's) published inventory and vars files, which tests read as its users have
-/// them: `shared/fixtures/reference/RELEASE/` beside the repository (or beside a folder holding it), or where
-/// `KEEL_REFERENCE_FIXTURES` points.
+/// The reference's (postgresql_cluster's, now autobase's) published inventory and variables files of every
+/// release, which tests read as its users have them: `Tests/Fixtures/reference/RELEASE/`, written from the
+/// reference's tags by `scripts/reference-fixtures`.
 public enum ReferenceFiles {
-    /// The releases with `vars/{main,system,Debian}.yml`.
-    public static let releases = ["1.9.0", "2.1.0"]
-    /// Every release, the newest (each role's defaults as `roles/ROLE.yml`) last.
-    public static let allReleases = releases + ["2026-03"]
+    /// The folder holding each release's files.
+    public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/reference")
+
+    /// Every release, oldest first: each tag (1.0.0 … 2.6.0), then the default branch's head by its month
+    /// (2026-03), whose layout is the newest.
+    public static let allReleases: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted { version($0).lexicographicallyPrecedes(version($1)) }
+    }()
+
+    /// The releases that keep their variables in `vars/{main,system,Debian}.yml` (up to 2.2.0); the later ones keep
+    /// them in each role's defaults (`roles/ROLE.yml`).
+    public static let releases = allReleases.filter {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("\($0)/vars/main.yml").path)
+    }
+
+    /// A release's name as numbers to sort by: 1.10.0 after 1.9.0, a month (2026-03) after every tag.
+    private static func version(_ release: String) -> [Int] {
+        release.split(whereSeparator: { $0 == "." || $0 == "-" }).map { Int($0) ?? 0 }
+    }
 
     /// The release's variables files (paths under `RELEASE/`), in the order the reference reads them.
     public static func variableFiles(_ release: String) throws -> [String] {
-        guard !releases.contains(release) else { return ["vars/main.yml", "vars/system.yml", "vars/Debian.yml"] }
+        guard !releases.contains(release) else {
+            return ["main", "system", "Debian"].map { "vars/\($0).yml" }.filter {
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(release)/\($0)").path)
+            }
+        }
         return try FileManager.default.contentsOfDirectory(
             atPath: directory.appendingPathComponent("\(release)/roles").path
         ).filter { $0.hasSuffix(".yml") }.sorted().map { "roles/\($0)" }
-    }
-
-    /// The folder holding `RELEASE/inventory` and `RELEASE/vars/*.yml`.
-    public static var directory: URL {
-        get throws {
-            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
-            let ancestors = sequence(first: repository.deletingLastPathComponent()) { folder in
-                folder.path == "/" ? nil : folder.deletingLastPathComponent()
-            }
-            let candidates =
-                [ProcessInfo.processInfo.environment["KEEL_REFERENCE_FIXTURES"].map { URL(fileURLWithPath: $0) }]
-                .compactMap { $0 } + ancestors.map { $0.appendingPathComponent("shared/fixtures/reference") }
-            guard
-                let found = candidates.first(where: {
-                    FileManager.default.fileExists(atPath: $0.appendingPathComponent("2.1.0/inventory").path)
-                })
-            else {
-                throw CocoaError(
-                    .fileNoSuchFile,
-                    userInfo: [
-                        NSLocalizedDescriptionKey:
-                            "the reference's files are not in \(candidates.map(\.path).joined(separator: " or "))"
-                    ])
-            }
-            return found
-        }
     }
 
     /// The text of `RELEASE/PATH`.

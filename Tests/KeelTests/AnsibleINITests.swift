@@ -67,9 +67,9 @@ struct AnsibleINITests {
             "\(String(describing: yaml))")
     }
 
-    @Test("the reference's inventories of both releases, hosts filled in, with every host, group and variable")
+    @Test("the reference's inventories of 1.9.0 and 2.1.0, hosts filled in, with every host, group and variable")
     func referenceInventories() throws {
-        for release in ReferenceFiles.releases {
+        for release in ["1.9.0", "2.1.0"] {
             let fixture = try InventoryFixture(["inventory": try ReferenceFiles.inventoryWithHosts(release)])
             let inventory = try fixture.load("inventory")
             #expect(inventory.hostNames(in: "etcd_cluster") == ["10.128.64.140", "10.128.64.142", "10.128.64.143"])

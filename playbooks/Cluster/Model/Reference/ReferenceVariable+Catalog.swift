@@ -23,8 +23,9 @@ extension ReferenceVariable {
             [
                 "wal_g", "wal_g_archive_command", "wal_g_backup_command", "wal_g_cron_jobs", "wal_g_delete_command",
                 "wal_g_installation_method", "wal_g_json", "wal_g_package_file", "wal_g_path",
-                "wal_g_patroni_cluster_bootstrap_command", "wal_g_version",
+                "wal_g_patroni_cluster_bootstrap_command", "wal_g_version", "wal_g_ver", "wal_g_package_repo",
             ])
+        catalog.add(.notApplicable("WAL-E: Keel backs up with pgBackRest"), ["wal_e"])
         catalog.add(
             .notApplicable("pg_probackup: Keel backs up with pgBackRest (pg_probackup_install)"),
             [
@@ -63,8 +64,9 @@ extension ReferenceVariable {
             [
                 "vip_manager_conf", "vip_manager_dcs_type", "vip_manager_iface", "vip_manager_interval",
                 "vip_manager_ip", "vip_manager_mask", "vip_manager_package_repo", "vip_manager_version",
+                "vip_manager_config", "vip_manager_conf_dir", "vip_manager_conf_file",
             ])
-        catalog.add(.equivalent("Keel installs Debian's etcd-server package"), ["etcd_version"])
+        catalog.add(.equivalent("Keel installs Debian's etcd-server package"), ["etcd_version", "etcd_ver"])
         catalog.add(
             .equivalent(
                 "Keel finds out itself whether PostgreSQL runs: on the [master] host a standalone one is taken over, "
@@ -84,7 +86,7 @@ extension ReferenceVariable {
         catalog.add(
             .equivalent(
                 "Keel runs backups from systemd timers: pgbackrest_full_backup_schedule, pgbackrest_diff_backup_schedule"
-            ), ["pgbackrest_cron_jobs"])
+            ), ["pgbackrest_cron_jobs", "pgbackrest_cron"])
         catalog.add(
             .equivalent("Patroni logs to the journal (journalctl -u patroni), which rotates it"),
             [
@@ -144,6 +146,16 @@ extension ReferenceVariable {
                 "pgbouncer_auth_username", "pgbouncer_auth_password", "pgbouncer_auth_dbname",
             ])
         catalog.add(
+            .notSupportedYet(
+                "PgBouncer's switch and limits are pgbouncer_install, pgbouncer_max_client_conn and "
+                    + "pgbouncer_max_db_connections (1.x's names)"),
+            ["install_pgbouncer", "max_client_conn", "max_db_connections"])
+        catalog.add(
+            .equivalent(
+                "Keel writes PgBouncer's userlist from the superuser and postgresql_users, with their passwords"),
+            ["pgbouncer_generate_userlist", "pgbouncer_users"])
+        catalog.add(.equivalent("Keel derives it from postgresql_version"), ["postgresql_version_terse"])
+        catalog.add(
             .notSupportedYet("PgBouncer's TLS uses the cluster's certificate (pgbouncer_client_tls_sslmode)"),
             [
                 "pgbouncer_client_tls_ca_file", "pgbouncer_client_tls_cert_file", "pgbouncer_client_tls_key_file",
@@ -187,7 +199,8 @@ extension ReferenceVariable {
                 "nameservers", "etc_hosts", "ntp_enabled", "ntp_servers", "timezone", "locale_gen", "locale",
                 "swap_file_create", "swap_file_path", "swap_file_size_mb", "sysctl_set", "sysctl_conf",
                 "huge_pages_auto_conf", "disable_thp", "set_limits", "limits_user", "soft_nofile", "hard_nofile",
-                "set_scheduler", "scheduler", "enable_ssh_key_based_authentication", "ssh_key_user",
+                "set_scheduler", "scheduler", "enable_ssh_key_based_authentication",
+                "enable_SSH_Key_based_authentication", "locales", "ssh_key_user",
                 "ssh_key_state", "ssh_known_hosts", "ssh_public_keys", "sudo_users", "firewall_enabled_at_boot",
                 "firewall_allowed_tcp_ports_for", "firewall_additional_rules_for", "firewall_disable_firewalld",
                 "firewall_disable_ufw", "mount",

@@ -1,7 +1,7 @@
 import Keel
 
 /// postgresql_cluster's (autobase's) variables that are not Keel settings, and what Keel makes of each, so that its
-/// users can bring their `vars/main.yml`, `vars/system.yml` and `vars/Debian.yml` (releases 1.9 and 2.x) as they
+/// users can bring their `vars/main.yml`, `vars/system.yml` and `vars/Debian.yml` (every release, 1.0.0 on) as they
 /// are. The variables Keel honours are ``ClusterVariable``s; every other variable of those files is here.
 public enum ReferenceVariable {
     enum Treatment: Equatable {
