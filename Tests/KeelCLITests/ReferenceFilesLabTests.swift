@@ -2,14 +2,16 @@ import Foundation
 import KeelTestSupport
 import Testing
 
-/// postgresql_cluster's users bring their files as they are: autobase 2026-03's inventory with the lab's hosts filled
+/// postgresql_cluster's users bring their files as they are: autobase 2.5.2's inventory with the lab's hosts filled
 /// in (database hosts that also run etcd and the balancers, and the pgBackRest host), its `roles/common.yml`
-/// unchanged (2.x's `vars/main.yml` did the same: the unit tests read every release), and one small file of their
-/// own choices passed with `-e @`.
+/// unchanged (every other release's published file passes the model's checks in the unit tests), and one small
+/// file of their own choices passed with `-e @`.
 struct ReferenceClusterFiles {
     let inventory: String
     /// `-i` and the `-e` files, for every keel command on this cluster.
     let arguments: [String]
+    /// The release whose files are deployed.
+    static let release = "2.5.2"
     static let name = "postgres-cluster"
     static let databaseHosts = ["10.213.0.11", "10.213.0.12", "10.213.0.13"]
 
@@ -21,7 +23,7 @@ struct ReferenceClusterFiles {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "keel-reference-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var hosts = try ReferenceFiles.inventoryWithHosts("2026-03")
+        var hosts = try ReferenceFiles.inventoryWithHosts(Self.release)
         for (example, lab) in [
             ("10.128.64.140", "10.213.0.11"), ("10.128.64.142", "10.213.0.12"), ("10.128.64.143", "10.213.0.13"),
             ("10.128.64.110", "10.213.0.14"),
@@ -42,7 +44,7 @@ struct ReferenceClusterFiles {
                 "postgresql_version: 15", "with_haproxy_load_balancing: true", #"cluster_vip: "10.213.0.100""#,
                 "pgbackrest_install: true", #"pgbackrest_repo_host: "10.213.0.14""#,
             ]).joined(separator: "\n").appending("\n").write(toFile: override, atomically: true, encoding: .utf8)
-        let common = ReferenceFiles.directory.appendingPathComponent("2026-03/roles/common.yml").path
+        let common = ReferenceFiles.directory.appendingPathComponent("\(Self.release)/roles/common.yml").path
         arguments = ["-i", inventory, "-e", "@" + common, "-e", "@" + override]
     }
 
