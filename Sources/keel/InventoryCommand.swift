@@ -26,11 +26,13 @@ struct InventoryCommand: AsyncParsableCommand {
             var seen = Set<String>()
             var text = ""
             for host in hosts {
+                let reader = VariableReader(host: host, variables: inventory.variables(for: host))
                 for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
                 where !Inventory.magicVariables.contains(name)
                     && seen.insert(name + " " + variable.origin.description).inserted
                 {
-                    let how = ReferenceVariable.explanation(of: name, value: variable.value)
+                    let how = ReferenceVariable.explanation(
+                        of: name, value: variable.value, evaluated: try? reader.lookup([name])?.variable.value)
                     text += "\(name) (\(variable.origin)): \(how)\n"
                 }
             }

@@ -64,12 +64,24 @@ struct ReferenceCatalogueTests {
     static func generated() throws -> [(path: String, text: String)] {
         var origins: [String: String] = [:]
         var fingerprints: [String: Set<UInt64>] = [:]
-        for (_, file, variables) in try files() {
+        let read = try files()
+        // Each release's own variables, which its Jinja refers to.
+        var releaseVariables: [String: [String: Variable]] = [:]
+        for (release, file, variables) in read where file != "inventory" {
+            releaseVariables[release, default: [:]].merge(variables) { $1 }
+        }
+        let readers = releaseVariables.mapValues { VariableReader(host: "h1", variables: $0) }
+        for (release, file, variables) in read {
             let origin = (file as NSString).lastPathComponent.replacingOccurrences(of: ".yml", with: "")
             for (name, variable) in variables {
                 // The releases come oldest first: a name's origin is its newest file.
                 origins[name] = origin
                 fingerprints[name, default: []].insert(ReferenceVariable.fingerprint(variable.value))
+                // And what it comes to in its release, where that needs no fact of a host: the same meaning written
+                // without Jinja is the reference's value too.
+                if file != "inventory", let meaning = try? readers[release]?.lookup([name])?.variable.value {
+                    fingerprints[name, default: []].insert(ReferenceVariable.fingerprint(meaning))
+                }
             }
         }
         let header = """
@@ -86,8 +98,21 @@ struct ReferenceCatalogueTests {
                 let values = fingerprints[name, default: []].sorted().map { "0x" + String($0, radix: 16) }
                 let arguments = "\"\(origins[name] ?? "")\", [\(values.joined(separator: ", "))]"
                 let line = "        \"\(name)\": Published(\(arguments)),"
-                // As swift-format wraps a line over 120 characters.
-                return line.count <= 120 ? line : "        \"\(name)\": Published(\n            \(arguments)),"
+                // As swift-format wraps a line over 120 characters: the arguments on a line of their own, or else
+                // the fingerprints packed on lines of their own.
+                if line.count <= 120 { return line }
+                let wrapped = "            \(arguments)),"
+                if wrapped.count <= 120 { return "        \"\(name)\": Published(\n\(wrapped)" }
+                var lines: [String] = []
+                for value in values {
+                    if let last = lines.last, last.count + value.count + 2 <= 120 {
+                        lines[lines.count - 1] = last + " " + value + ","
+                    } else {
+                        lines.append(String(repeating: " ", count: 16) + value + ",")
+                    }
+                }
+                return "        \"\(name)\": Published(\n            \"\(origins[name] ?? "")\",\n            [\n"
+                    + lines.joined(separator: "\n") + "\n            ]),"
             }
             let text =
                 header + """

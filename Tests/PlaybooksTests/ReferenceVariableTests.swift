@@ -205,6 +205,27 @@ extension ReferenceVariableTests {
         #expect(error?.location?.line == vars.split(separator: "\n", omittingEmptySubsequences: false).count - 1)
     }
 
+    @Test(
+        "a value is judged by what it comes to: the reference's value written without its Jinja, or with Jinja of one's own that comes to it, is accepted; another meaning is refused"
+    )
+    func judgedByMeaning() throws {
+        // 2.5.2 publishes pgbouncer_client_tls_cert_file: "{{ tls_cert }}" with tls_cert: "server.crt".
+        for kept in [#""server.crt""#, #""{{ 'server' }}.crt""#] {
+            let vars = ClusterModelTests.vars + "\npgbouncer_client_tls_cert_file: \(kept)\n"
+            #expect(ClusterModelTests().error(vars: vars) == nil, "\(kept)")
+        }
+        let own = ClusterModelTests.vars + "\npgbouncer_client_tls_cert_file: \"{{ 'mine' }}.crt\"\n"
+        #expect(
+            ClusterModelTests().error(vars: own)?.message
+                == "pgbouncer_client_tls_cert_file is set to '{{ 'mine' }}.crt': Keel does not support this "
+                + "postgresql_cluster setting yet")
+        #expect(
+            ReferenceVariable.explanation(
+                of: "pgbouncer_client_tls_cert_file", value: .string("{{ x }}"), evaluated: .string("server.crt")
+            )
+            .hasPrefix("postgresql_cluster's value, kept"))
+    }
+
     @Test("the list above is postgresql_cluster's settings that Keel does not support yet, not an empty one")
     func notSupportedYetCount() {
         #expect(Self.notSupportedYet.count >= 100, "\(Self.notSupportedYet.count)")

@@ -127,13 +127,16 @@ extension ClusterModel {
     public static func ignoredVariables(in inventory: Inventory) throws(InventoryError) -> IgnoredVariables {
         var ignored = IgnoredVariables()
         for host in inventory.hostNames {
+            let reader = VariableReader(host: host, variables: inventory.variables(for: host))
             for (name, variable) in inventory.variables(for: host).sorted(by: { $0.key < $1.key })
             where !ClusterVariable.isKnown(name) {
                 switch ReferenceVariable.treatment(of: name) {
                 case .equivalent, .notApplicable:
                     continue
                 case .notSupportedYet(let instead):
-                    if ReferenceVariable.isPublished(variable.value, for: name) { continue }
+                    // Judged by what it comes to: the reference's value written another way is the reference's value.
+                    let evaluated = try? reader.lookup([name])?.variable.value
+                    if ReferenceVariable.isPublished(variable.value, evaluated: evaluated, for: name) { continue }
                     let shown = String(Variable.shown(variable.value, name: name).description.prefix(80))
                     throw InventoryError(
                         "\(name) is set to '\(shown)': Keel does not support this postgresql_cluster setting yet",

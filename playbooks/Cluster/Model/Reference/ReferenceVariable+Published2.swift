@@ -3,7 +3,7 @@
 extension ReferenceVariable {
     /// Variables digital_ocean_spaces_name to pg_probackup_instance, with the fingerprints of their published values.
     static let published2: [String: Published] = [
-        "digital_ocean_spaces_name": Published("cloud_resources", [0xe01961d955327ffe]),
+        "digital_ocean_spaces_name": Published("cloud_resources", [0x232097808d6262e2, 0xe01961d955327ffe]),
         "digital_ocean_spaces_region": Published("cloud_resources", [0x2a86275faf4b2dbf, 0x80282fba67bec976]),
         "digital_ocean_spaces_secret_key": Published("cloud_resources", [0xcbf29ce484222325]),
         "disable_archive_command": Published("common", [0x5b5c98ef514dbfa5]),
@@ -16,7 +16,7 @@ extension ReferenceVariable {
         "etcd_architecture_map": Published("etcd", [0x788fb93dcb6b2a0a]),
         "etcd_bin_dir": Published("common", [0xa74a1be123fe4173]),
         "etcd_client_cert_auth": Published("common", [0x82aacf6594c56f05]),
-        "etcd_cluster_name": Published("common", [0x1ce8f72886a2afe, 0x93df1fb764ec52c3]),
+        "etcd_cluster_name": Published("common", [0x1ce8f72886a2afe, 0x27adf61d0a176802, 0x93df1fb764ec52c3]),
         "etcd_conf_dir": Published("common", [0xd11fa58eae52cf5f]),
         "etcd_data_dir": Published("common", [0x25a1da033e8c566a]),
         "etcd_installation_method": Published("common", [0xee885e7447d3d73c]),
@@ -24,12 +24,18 @@ extension ReferenceVariable {
         "etcd_os_specific_packages": Published("common", [0x6ba6156b9f532440]),
         "etcd_package_file": Published(
             "Debian", [0x1212ac337cfda3d3, 0xcda06c9a35b404ab, 0xefb359fe7d9d8f4c, 0xf5c70c32c65b8c6a]),
-        "etcd_package_repo": Published("common", [0x5440b55b10ecfa6a, 0x9f168514ebc30851, 0xa08b9090a7b998fc]),
+        "etcd_package_repo": Published(
+            "common",
+            [
+                0x69da98bc97784a4, 0xf8b06cceb6b565e, 0x17040383d013c378, 0x27eb0d0f5b888f04, 0x285167657e988b0c,
+                0x5440b55b10ecfa6a, 0x61480f18c9e3b0e8, 0x7e44d0764d1a82ba, 0x9f168514ebc30851, 0xa08b9090a7b998fc,
+                0xa751f609833ebb88, 0xabf430d104514b86, 0xcdf6a533539dceea,
+            ]),
         "etcd_packages": Published("common", [0xdf3563c6493531a5]),
         "etcd_tls_ca_crt": Published("common", [0x994f26c24af23c7c]),
         "etcd_tls_ca_key": Published("common", [0xde0f7bc271bb83cc]),
         "etcd_tls_dir": Published("common", [0x5d10cd9d1be7beee, 0xa213f92947c7a229]),
-        "etcd_tls_enable": Published("common", [0x52ab1b71c6f1b0ff, 0x7c8bc058e5bd7c4e]),
+        "etcd_tls_enable": Published("common", [0x52ab1b71c6f1b0ff, 0x5b5c98ef514dbfa5, 0x7c8bc058e5bd7c4e]),
         "etcd_tls_server_crt": Published("common", [0x4dbd6e3967af3ac3]),
         "etcd_tls_server_key": Published("common", [0x924eb9398e510053]),
         "etcd_ver": Published(
@@ -50,7 +56,10 @@ extension ReferenceVariable {
         "firewall_allowed_tcp_ports": Published("firewall", [0x56eb94ccf99b4ac8, 0x95faced9c63ca16b]),
         "firewall_allowed_tcp_ports_for": Published(
             "common",
-            [0x15bf0de5bc021ede, 0x58fe335a94e91238, 0x64618932b48273ee, 0x79199fe8bef5a894, 0xbaf02d0753228922]),
+            [
+                0x15bf0de5bc021ede, 0x4bf5ca7aa24b7034, 0x58fe335a94e91238, 0x5db98f72c59b12cb, 0x64618932b48273ee,
+                0x79199fe8bef5a894, 0x795b1055d0487406, 0xbaf02d0753228922, 0xc5460856c389d11c,
+            ]),
         "firewall_allowed_udp_ports": Published("firewall", [0x9612b07b5ecb5a5]),
         "firewall_disable_firewalld": Published("common", [0x5b5c98ef514dbfa5]),
         "firewall_disable_ufw": Published("common", [0x5b5c98ef514dbfa5]),
@@ -65,7 +74,7 @@ extension ReferenceVariable {
         "gcp_bucket_absent": Published("cloud_resources", [0xb5fae2c14238b978]),
         "gcp_bucket_create": Published("cloud_resources", [0x5b5c98ef514dbfa5]),
         "gcp_bucket_default_object_acl": Published("cloud_resources", [0x555addff24b807bd]),
-        "gcp_bucket_name": Published("cloud_resources", [0xe01961d955327ffe]),
+        "gcp_bucket_name": Published("cloud_resources", [0x232097808d6262e2, 0xe01961d955327ffe]),
         "gcp_bucket_storage_class": Published("cloud_resources", [0xc4e135fdbbfaeac2]),
         "glibc_langpack": Published("common", [0xcab2d0bb5ab97444]),
         "go_architecture_map": Published("wal_g", [0xb659b92527c0af77]),
@@ -77,7 +86,12 @@ extension ReferenceVariable {
         "haproxy_maxconn": Published("common", [0x59950c41a4a91b7b]),
         "haproxy_package_file": Published("Debian", [0x9612b07b5ecb5a5]),
         "haproxy_src_file": Published("Debian", [0xa8ddb9076e2a16c, 0xf7c11e85aa6e1fde]),
-        "haproxy_src_repo": Published("Debian", [0xac05afd84dacb368, 0xdddfb984c7fbf5f7]),
+        "haproxy_src_repo": Published(
+            "Debian",
+            [
+                0xb4ebd9b6a77f8f1, 0x2abf483ff60281ca, 0xac05afd84dacb368, 0xb7b6fd987ee7d5a7, 0xdddfb984c7fbf5f7,
+                0xf67e8964ec10aa80,
+            ]),
         "haproxy_timeout": Published("common", [0x50a8cfc26949debd]),
         "haproxy_version": Published(
             "Debian", [0xd438e96728b22938, 0xd438eb6728b22c9e, 0xd438f06728b2351d, 0xd43c706728b54474]),
@@ -85,11 +99,12 @@ extension ReferenceVariable {
         "hetzner_object_storage_absent": Published("cloud_resources", [0xb5fae2c14238b978]),
         "hetzner_object_storage_access_key": Published("cloud_resources", [0xcbf29ce484222325]),
         "hetzner_object_storage_create": Published("cloud_resources", [0x5b5c98ef514dbfa5]),
-        "hetzner_object_storage_endpoint": Published("cloud_resources", [0x14fc510f3a06f53a]),
-        "hetzner_object_storage_name": Published("cloud_resources", [0xe01961d955327ffe]),
-        "hetzner_object_storage_region": Published("cloud_resources", [0xcd9e5dbdee4f864f, 0xee57057ab9fbb9ca]),
+        "hetzner_object_storage_endpoint": Published("cloud_resources", [0x14fc510f3a06f53a, 0x45b3e1e841e8b979]),
+        "hetzner_object_storage_name": Published("cloud_resources", [0x232097808d6262e2, 0xe01961d955327ffe]),
+        "hetzner_object_storage_region": Published(
+            "cloud_resources", [0xcbf29ce484222325, 0xcd9e5dbdee4f864f, 0xee57057ab9fbb9ca]),
         "hetzner_object_storage_secret_key": Published("cloud_resources", [0xcbf29ce484222325]),
-        "host_type": Published("common", [0x2172d65e1b3a8373]),
+        "host_type": Published("common", [0x2172d65e1b3a8373, 0xce220dad92ce99eb]),
         "hostname": Published(
             "inventory", [0x3987e09e5bd95238, 0x3987e59e5bd95ab7, 0x3987e69e5bd95c6a, 0x3987e79e5bd95e1d]),
         "huge_pages_auto_conf": Published("common", [0x5b5c98ef514dbfa5]),
@@ -147,7 +162,7 @@ extension ReferenceVariable {
         "patroni_etcd_key": Published("common", [0xee5e56ddd2441aac]),
         "patroni_etcd_namespace": Published("common", [0xcc37e1946446a284]),
         "patroni_etcd_password": Published("common", [0xcbf29ce484222325]),
-        "patroni_etcd_protocol": Published("common", [0x7b6a74b91722d974, 0xcbf29ce484222325]),
+        "patroni_etcd_protocol": Published("common", [0x7b6a74b91722d974, 0xbab549c925b28802, 0xcbf29ce484222325]),
         "patroni_etcd_username": Published("common", [0xcbf29ce484222325]),
         "patroni_failsafe_mode": Published("common", [0x5b5c98ef514dbfa5]),
         "patroni_install_version": Published(
@@ -169,8 +184,9 @@ extension ReferenceVariable {
         "patroni_master_start_timeout": Published("common", [0x57288d1822492c52]),
         "patroni_maximum_lag_on_failover": Published("common", [0xb935deb9cdf0eb02]),
         "patroni_maximum_lag_on_replica": Published("common", [0x82882476597995b3]),
-        "patroni_os_specific_packages": Published("common", [0xd16ec01edc08f27e]),
-        "patroni_packages": Published("common", [0x31bd1821cf8218c9, 0x3810ecd1b180107f, 0x6c82178a3c71e0c0]),
+        "patroni_os_specific_packages": Published("common", [0x126636fb252eca1e, 0xd16ec01edc08f27e]),
+        "patroni_packages": Published(
+            "common", [0x31bd1821cf8218c9, 0x337e6802809fb064, 0x3810ecd1b180107f, 0x6c82178a3c71e0c0]),
         "patroni_pip_package_file": Published("Debian", [0x9612b07b5ecb5a5, 0x147856a0c45227c6]),
         "patroni_pip_package_repo": Published("common", [0x9612b07b5ecb5a5]),
         "patroni_pip_requirements_file": Published("Debian", [0x9612b07b5ecb5a5, 0xa5faff35fe06d03f]),
@@ -179,16 +195,19 @@ extension ReferenceVariable {
         "patroni_remove_data_directory_on_diverged_timelines": Published("common", [0xb5fae2c14238b978]),
         "patroni_remove_data_directory_on_rewind_failure": Published("common", [0xb5fae2c14238b978]),
         "patroni_replication_auth_options": Published(
-            "common", [0x4281a594bc156eb6, 0x5d07978053c4fc53, 0x80cca9571721e7e6]),
+            "common",
+            [
+                0xe68d39bcfe1616a, 0x4281a594bc156eb6, 0x5d07978053c4fc53, 0x80cca9571721e7e6, 0xbc07aceed9ef5c89,
+            ]),
         "patroni_replication_password": Published("common", [0x2fdca785a7f5d27a, 0xcbf29ce484222325]),
         "patroni_replication_username": Published("common", [0x3b6fbae629aecd60]),
-        "patroni_restapi_cafile": Published("common", [0x91648a6c21b31cf4, 0x998030e20e5096b1]),
-        "patroni_restapi_certfile": Published("common", [0x6fa04938fc533d11, 0xffe392c96d3ed106]),
-        "patroni_restapi_keyfile": Published("common", [0xc83d603b899e087e, 0xe009cb9c065a2c65]),
+        "patroni_restapi_cafile": Published("common", [0x91648a6c21b31cf4, 0x998030e20e5096b1, 0xa45d93b742ec225a]),
+        "patroni_restapi_certfile": Published("common", [0x6fa04938fc533d11, 0xf2c922d229f4466d, 0xffe392c96d3ed106]),
+        "patroni_restapi_keyfile": Published("common", [0xadc4cdd202f13251, 0xc83d603b899e087e, 0xe009cb9c065a2c65]),
         "patroni_restapi_listen_addr": Published("common", [0x3d8f7d4a873c1889]),
         "patroni_restapi_password": Published("common", [0x1e345fd0f250cfb9, 0xcbf29ce484222325]),
         "patroni_restapi_port": Published("common", [0xec73ce3dd714f8a5]),
-        "patroni_restapi_protocol": Published("common", [0xa393d355173f1b20]),
+        "patroni_restapi_protocol": Published("common", [0xa393d355173f1b20, 0xbab549c925b28802]),
         "patroni_restapi_request_queue_size": Published("common", [0xaf63a84c86019430]),
         "patroni_restapi_username": Published("common", [0xc4017d1754aab9b8]),
         "patroni_retry_timeout": Published("common", [0x7f89207b4ba08a4]),
@@ -197,7 +216,10 @@ extension ReferenceVariable {
         "patroni_standby_cluster": Published("common", [0x6977cc36477b7639, 0xf3703f672268a666]),
         "patroni_standby_cluster_auto_hba": Published("common", [0x5b5c98ef514dbfa5]),
         "patroni_superuser_auth_options": Published(
-            "common", [0x4281a594bc156eb6, 0x5d07978053c4fc53, 0x80cca9571721e7e6]),
+            "common",
+            [
+                0xe68d39bcfe1616a, 0x4281a594bc156eb6, 0x5d07978053c4fc53, 0x80cca9571721e7e6, 0xbc07aceed9ef5c89,
+            ]),
         "patroni_superuser_password": Published("common", [0xcbf29ce484222325, 0xfe02c76d9cabdeec]),
         "patroni_superuser_username": Published("common", [0x3b155ae7ca54d6ae]),
         "patroni_tags": Published("inventory", [0xbd16e865ac7fd6a8]),
@@ -220,9 +242,18 @@ extension ReferenceVariable {
         "pg_old_datadir": Published("upgrade", [0xebe07a5525e3fc33]),
         "pg_old_packages_remove": Published("upgrade", [0x5b5c98ef514dbfa5]),
         "pg_old_version": Published("upgrade", [0xcbf29ce484222325]),
-        "pg_probackup": Published("common", [0x1a89faf25601e54, 0xd6c4629daac13a0e]),
+        "pg_probackup": Published(
+            "common",
+            [
+                0x1a89faf25601e54, 0x523a43d330cada7d, 0x6a5f6b4dc1b05f1f, 0x7f560f652909ef41, 0xa112fcc90737d186,
+                0xb4452d4a00a91c44, 0xd6c4629daac13a0e,
+            ]),
         "pg_probackup_add_keys": Published("common", [0xb88cc45577ee330e]),
-        "pg_probackup_command_parts": Published("common", [0x43edc2c9f7c591a7]),
+        "pg_probackup_command_parts": Published(
+            "common",
+            [
+                0x43edc2c9f7c591a7, 0xacd675218645c473, 0xb1d9cee7901b6f90, 0xc4b21e8cdba2fe7d, 0xd4679e73719c5232,
+            ]),
         "pg_probackup_dir": Published("common", [0xf5be9e4b02b5683e]),
         "pg_probackup_install": Published("common", [0xb5fae2c14238b978]),
         "pg_probackup_install_from_postgrespro_repo": Published("common", [0x5b5c98ef514dbfa5]),

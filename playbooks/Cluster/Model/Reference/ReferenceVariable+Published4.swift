@@ -5,12 +5,17 @@ extension ReferenceVariable {
     static let published4: [String: Published] = [
         "vip_manager_iface": Published("common", [0x180a644385e4a2]),
         "vip_manager_interval": Published("common", [0xd8269f0f88e4a24]),
-        "vip_manager_ip": Published("common", [0x48a728241443ba99]),
+        "vip_manager_ip": Published("common", [0x48a728241443ba99, 0xcbf29ce484222325]),
         "vip_manager_mask": Published("common", [0x8030007b4c31813]),
         "vip_manager_package_file": Published(
             "Debian", [0x1138e3c52d0682bb, 0x7996bca0ad096150, 0xa51f3685dcffda15, 0xfa8ba85a6bc695b1]),
         "vip_manager_package_repo": Published(
-            "common", [0x3b5c9c674c476df6, 0x47519bf5b51f04fb, 0x70b2404af158d777, 0xd8064a3b60022d6a]),
+            "common",
+            [
+                0x68275f5825aab9b, 0x3b5c9c674c476df6, 0x47519bf5b51f04fb, 0x62440768d19496b7, 0x63d4a4afa0ed25d7,
+                0x70b2404af158d777, 0xbc85bf65f4386d23, 0xbd922d275a274f8f, 0xc555ba9b78696cfb, 0xd8064a3b60022d6a,
+                0xebbe02a1fffc9377,
+            ]),
         "vip_manager_version": Published(
             "common",
             [
@@ -22,27 +27,43 @@ extension ReferenceVariable {
         "volume_throughput": Published("cloud_resources", [0x456fc8181822cf0d]),
         "volume_type": Published("cloud_resources", [0xcbf29ce484222325]),
         "wal_e": Published("main", [0xd68db1b1c568fb66]),
-        "wal_g": Published("common", [0x10bfdf2a901d43d5, 0x9d2fc89150d10f0d, 0xb00ff6b94af34774]),
+        "wal_g": Published(
+            "common",
+            [
+                0x751e4e9d147e552, 0x10bfdf2a901d43d5, 0x1f8e5340d8acf1b7, 0x22a8766049b8b5a3, 0x2344a2f4b1708eef,
+                0x4ed61ab72b4ec95d, 0x9d2fc89150d10f0d, 0xb00ff6b94af34774, 0xd0f064309cbf56c8, 0xfa63ae811fa85914,
+            ]),
         "wal_g_architecture_map": Published("wal_g", [0xe8c166b9d2db2843]),
-        "wal_g_archive_command": Published("common", [0xd8f0a4e5556dd33, 0xb6a994a2d00595d5]),
+        "wal_g_archive_command": Published("common", [0xd8f0a4e5556dd33, 0xb6a994a2d00595d5, 0xcc325105a2d8acba]),
         "wal_g_backup_command": Published(
             "common", [0x115500dd1fe7675d, 0x1f8a03e8a3d7fb12, 0x531e144f675fc1ba, 0xc2e1781e5b66e623]),
         "wal_g_cron_jobs": Published("common", [0x1af5caf57f6068bf, 0x2947ff325607367d, 0xdea2de64e2b8cbe6]),
         "wal_g_delete_command": Published(
             "common",
-            [0x1f8f53201e194580, 0x494173af07d13876, 0x71c832f5e1887085, 0x88737f73698a5d5e, 0xd3318b36e291fb5f]),
+            [
+                0x1f8f53201e194580, 0x494173af07d13876, 0x71c832f5e1887085, 0x88737f73698a5d5e, 0xd3318b36e291fb5f,
+            ]),
         "wal_g_install": Published("common", [0xb5fae2c14238b978]),
         "wal_g_installation_method": Published("common", [0xee885e7447d3d73c]),
         "wal_g_json": Published(
             "common",
-            [0x3112e0c9ef030f40, 0x3e0466cd6e6a5280, 0x93d6f11c46324527, 0xb32c60f8efab3887, 0xece6664cde72cb31]),
+            [
+                0x24baf25d63c9297, 0x7d3e4fe40fd2cf8, 0x1208b295cf07ab57, 0x3112e0c9ef030f40, 0x312e473504cb862c,
+                0x3249c259e9370d7e, 0x35c3ebb28c222e77, 0x3e0466cd6e6a5280, 0x8ef23477d9c87e36, 0x93d6f11c46324527,
+                0xae09373f500cbffd, 0xb32c60f8efab3887, 0xece6664cde72cb31, 0xf5175bc99dda093b,
+            ]),
         "wal_g_package_file": Published("Debian", [0x62a1090657d2f8fe, 0xc344b6571de01ef9, 0xcc8a114ab569fd3a]),
-        "wal_g_package_repo": Published("Debian", [0xa3c66f6c5bfd23d5]),
-        "wal_g_path": Published("common", [0xa742651089b8d]),
-        "wal_g_patroni_cluster_bootstrap_command": Published("common", [0x66e58628d8770daa, 0xca56041c8266e314]),
-        "wal_g_patroni_cluster_bootstrap_recovery_conf": Published("common", [0x24ab7043fd7cfaa6]),
+        "wal_g_package_repo": Published("Debian", [0xa3c66f6c5bfd23d5, 0xe43692e103a57a0b, 0xff8e99324f7f4d1f]),
+        "wal_g_path": Published("common", [0xa742651089b8d, 0xb52c09dfb457a346]),
+        "wal_g_patroni_cluster_bootstrap_command": Published(
+            "common",
+            [
+                0x46aa521f985d458, 0x7f43e84682b9861, 0x5100978734dfb77e, 0x5998b56ae479fbaa, 0x66e58628d8770daa,
+                0x75eded1de1e6a943, 0x87e03daddd91ce4d, 0x9096e59e8c2696dc, 0xca56041c8266e314,
+            ]),
+        "wal_g_patroni_cluster_bootstrap_recovery_conf": Published("common", [0x24ab7043fd7cfaa6, 0xd8a4288fcd111117]),
         "wal_g_prefetch_dir_create": Published("common", [0x5b5c98ef514dbfa5]),
-        "wal_g_prefetch_dir_path": Published("common", [0xdeabd30a584c1f50]),
+        "wal_g_prefetch_dir_path": Published("common", [0x1c906563629e2f43, 0xdeabd30a584c1f50]),
         "wal_g_ver": Published("main", [0x4e218b4bacfd4af5, 0x4e218f4bacfd51c1]),
         "wal_g_version": Published(
             "common",

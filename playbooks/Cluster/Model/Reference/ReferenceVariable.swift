@@ -52,8 +52,9 @@ public enum ReferenceVariable {
         "postgresql_wal_dir": .string(""),
     ].mapValues { Variable($0, at: SourceLocation(file: "Keel's Debian layout", line: 0)) }
 
-    /// What Keel makes of the variable `name` holding `value`, for `keel inventory --explain`.
-    public static func explanation(of name: String, value: InventoryValue) -> String {
+    /// What Keel makes of the variable `name` holding `value`, which comes to `evaluated` for the host (its Jinja
+    /// rendered), for `keel inventory --explain`.
+    public static func explanation(of name: String, value: InventoryValue, evaluated: InventoryValue? = nil) -> String {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
         if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
         if Inventory.magicVariables.contains(name) || Facts.ansibleNames.contains(name) {
@@ -63,7 +64,7 @@ public enum ReferenceVariable {
         case .equivalent(let how): return "done Keel's way: \(how)"
         case .notApplicable(let why): return "not applicable: \(why)"
         case .notSupportedYet(let instead):
-            return isPublished(value, for: name)
+            return isPublished(value, evaluated: evaluated, for: name)
                 ? "postgresql_cluster's value, kept (not supported yet: \(instead))"
                 : "REFUSED, not supported yet: \(instead)"
         case nil:
@@ -79,8 +80,9 @@ public enum ReferenceVariable {
     static var knownNames: Set<String> { Set(catalog.keys).union(published.keys) }
 
     /// Whether `value` is what postgresql_cluster publishes for `name` (in one of its releases).
-    static func isPublished(_ value: InventoryValue, for name: String) -> Bool {
-        published[name]?.values.contains(fingerprint(value)) ?? false
+    static func isPublished(_ value: InventoryValue, evaluated: InventoryValue? = nil, for name: String) -> Bool {
+        guard let values = published[name]?.values else { return false }
+        return values.contains(fingerprint(value)) || evaluated.map { values.contains(fingerprint($0)) } == true
     }
 
     /// A variable of the reference's files (``published``).
