@@ -146,6 +146,14 @@ struct ReferenceCatalogueTests {
         return files
     }
 
+    @Test("every release's files are there, oldest first: 1.0.0 … 2.2.0 in vars/, 2.3.0 … 2.6.0 and 2026-03 in roles/")
+    func everyRelease() {
+        let all = ReferenceFiles.allReleases
+        #expect(all.count == 27 && all.first == "1.0.0" && all.last == "2026-03", "\(all)")
+        #expect(all.firstIndex(of: "1.9.0")! < all.firstIndex(of: "1.10.0")!, "\(all)")
+        #expect(ReferenceFiles.releases == Array(all.prefix(17)) && ReferenceFiles.releases.last == "2.2.0")
+    }
+
     @Test("the checked-in catalogue is what the reference's files give (scripts/reference-catalogue writes it)")
     func reproduced() throws {
         let generated = try Self.generated()
