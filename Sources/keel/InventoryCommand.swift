@@ -31,8 +31,7 @@ struct InventoryCommand: AsyncParsableCommand {
                 where !Inventory.magicVariables.contains(name)
                     && seen.insert(name + " " + variable.origin.description).inserted
                 {
-                    let how = ReferenceVariable.explanation(
-                        of: name, value: variable.value, evaluated: try? reader.lookup([name])?.variable.value)
+                    let how = ReferenceVariable.explanation(of: name, value: variable.value, evaluatedBy: reader)
                     text += "\(name) (\(variable.origin)): \(how)\n"
                 }
             }

@@ -219,11 +219,15 @@ extension ReferenceVariableTests {
             ClusterModelTests().error(vars: own)?.message
                 == "pgbouncer_client_tls_cert_file is set to '{{ 'mine' }}.crt': Keel does not support this "
                 + "postgresql_cluster setting yet")
+        let written = InventoryValue.string("{{ 'server' }}.crt")
+        let reader = VariableReader(
+            host: "h1",
+            variables: [
+                "pgbouncer_client_tls_cert_file": Variable(written, at: SourceLocation(file: "all.yml", line: 1))
+            ])
         #expect(
-            ReferenceVariable.explanation(
-                of: "pgbouncer_client_tls_cert_file", value: .string("{{ x }}"), evaluated: .string("server.crt")
-            )
-            .hasPrefix("postgresql_cluster's value, kept"))
+            ReferenceVariable.explanation(of: "pgbouncer_client_tls_cert_file", value: written, evaluatedBy: reader)
+                .hasPrefix("postgresql_cluster's value, kept"))
     }
 
     @Test("the list above is postgresql_cluster's settings that Keel does not support yet, not an empty one")

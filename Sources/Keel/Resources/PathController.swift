@@ -1,10 +1,9 @@
 /// The account that controls where a path lives: of the directories (or links) above it, the deepest one root
 /// does not own, or that a group other than root's may write (`/var/log/postgresql`, root:postgres 1775: that
 /// group's account), or that anyone may write (then `nobody`, which can change nothing), a sticky one only when
-/// the path is right in it; root when none is. Keel
-/// writes, removes, re-modes and reads a path as that account: an account that can rename or replace an entry on
-/// the way (postgres in its home, its `.ssh`, its log folder) could otherwise swap in a link and make root write,
-/// chown or print a file it chose.
+/// the path is right in it; root when none is. Keel writes, removes, re-modes and reads a path as that account: an
+/// account that can rename or replace an entry on the way (postgres in its home, its `.ssh`, its log folder) could
+/// otherwise swap in a link and make root write, chown or print a file it chose.
 ///
 /// The accounts other than root cannot make an entry owned by root, nor take a write permission root gave, so the
 /// answer cannot turn to root between the probe that finds it and the change that uses it.

@@ -134,9 +134,7 @@ extension ClusterModel {
                 case .equivalent, .notApplicable:
                     continue
                 case .notSupportedYet(let instead):
-                    // Judged by what it comes to: the reference's value written another way is the reference's value.
-                    let evaluated = try? reader.lookup([name])?.variable.value
-                    if ReferenceVariable.isPublished(variable.value, evaluated: evaluated, for: name) { continue }
+                    if ReferenceVariable.isPublished(variable.value, for: name, evaluatedBy: reader) { continue }
                     let shown = String(Variable.shown(variable.value, name: name).description.prefix(80))
                     throw InventoryError(
                         "\(name) is set to '\(shown)': Keel does not support this postgresql_cluster setting yet",

@@ -6,7 +6,7 @@ import X509
 
 /// The cluster's own certificate authority and a certificate for each service on each host (``TLSService``), made
 /// on the controller and kept in the secrets file: PostgreSQL, PgBouncer, Patroni's REST API, etcd, HAProxy's
-/// metrics and the exporters serve TLS with them, Patroni and Keel present the database's to etcd, and clients
+/// stats page and metrics, and the exporters serve TLS with them, Patroni and Keel present the database's to etcd, and clients
 /// verify the cluster against the CA (`sslmode=verify-full` to the VIP works: every database host's certificate
 /// names it).
 ///
@@ -39,7 +39,7 @@ public struct ClusterTLS: Sendable {
     static let authorityKeyName = "tls_ca_key"
     static let authorityCertificateName = "tls_ca_certificate"
 
-    /// Host certificates with less than this left are issued again.
+    /// Certificates with less than this left are issued again.
     static let renewalMargin: TimeInterval = 30 * 86_400
 
     /// The CA and a certificate for each of `holders` (→ the addresses it must be valid for), from `secrets` or

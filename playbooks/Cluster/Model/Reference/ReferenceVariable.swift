@@ -52,9 +52,11 @@ public enum ReferenceVariable {
         "postgresql_wal_dir": .string(""),
     ].mapValues { Variable($0, at: SourceLocation(file: "Keel's Debian layout", line: 0)) }
 
-    /// What Keel makes of the variable `name` holding `value`, which comes to `evaluated` for the host (its Jinja
-    /// rendered), for `keel inventory --explain`.
-    public static func explanation(of name: String, value: InventoryValue, evaluated: InventoryValue? = nil) -> String {
+    /// What Keel makes of the variable `name` holding `value` (which `reader`, the host's, evaluates), for
+    /// `keel inventory --explain`.
+    public static func explanation(of name: String, value: InventoryValue, evaluatedBy reader: VariableReader? = nil)
+        -> String
+    {
         if ClusterVariable(rawValue: name) != nil { return "a Keel setting" }
         if ConnectionVariable.all.contains(name) { return "how Keel connects to the host" }
         if Inventory.magicVariables.contains(name) || Facts.ansibleNames.contains(name) {
@@ -64,7 +66,7 @@ public enum ReferenceVariable {
         case .equivalent(let how): return "done Keel's way: \(how)"
         case .notApplicable(let why): return "not applicable: \(why)"
         case .notSupportedYet(let instead):
-            return isPublished(value, evaluated: evaluated, for: name)
+            return isPublished(value, for: name, evaluatedBy: reader)
                 ? "postgresql_cluster's value, kept (not supported yet: \(instead))"
                 : "REFUSED, not supported yet: \(instead)"
         case nil:
@@ -79,10 +81,16 @@ public enum ReferenceVariable {
     /// Every name of the reference's files and of the catalog: a near-miss of one is a typo.
     static var knownNames: Set<String> { Set(catalog.keys).union(published.keys) }
 
-    /// Whether `value` is what postgresql_cluster publishes for `name` (in one of its releases).
-    static func isPublished(_ value: InventoryValue, evaluated: InventoryValue? = nil, for name: String) -> Bool {
+    /// Whether `value` is what postgresql_cluster publishes for `name` (in one of its releases): as written, or as
+    /// it comes to once `reader` (the host's) evaluates its Jinja, which is asked only when the text is not
+    /// published: the reference's value written another way is the reference's value.
+    static func isPublished(_ value: InventoryValue, for name: String, evaluatedBy reader: VariableReader? = nil)
+        -> Bool
+    {
         guard let values = published[name]?.values else { return false }
-        return values.contains(fingerprint(value)) || evaluated.map { values.contains(fingerprint($0)) } == true
+        if values.contains(fingerprint(value)) { return true }
+        guard let meaning = try? reader?.lookup([name])?.variable.value else { return false }
+        return values.contains(fingerprint(meaning))
     }
 
     /// A variable of the reference's files (``published``).
