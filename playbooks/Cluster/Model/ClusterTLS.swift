@@ -6,9 +6,9 @@ import X509
 
 /// The cluster's own certificate authority and a certificate for each service on each host (``TLSService``), made
 /// on the controller and kept in the secrets file: PostgreSQL, PgBouncer, Patroni's REST API, etcd, HAProxy's
-/// stats page and metrics, and the exporters serve TLS with them, Patroni and Keel present the database's to etcd, and clients
-/// verify the cluster against the CA (`sslmode=verify-full` to the VIP works: every database host's certificate
-/// names it).
+/// stats page and metrics, and the exporters serve TLS with them, Patroni and Keel present the database's to
+/// etcd, and clients verify the cluster against the CA (`sslmode=verify-full` to the VIP works: every database
+/// host's certificate names it).
 ///
 /// A certificate is issued again, with a new key, when it names other addresses than the model (a host
 /// moved, the VIP changed) or has less than ``renewalMargin`` left: `keel deploy` is the renewal step. The CA
