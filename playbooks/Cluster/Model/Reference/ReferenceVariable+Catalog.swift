@@ -1,6 +1,7 @@
 extension ReferenceVariable {
     /// Keel's own entry for each name it treats apart from its file's treatment (the newest layout's win).
     static let catalog = releases1And2.merging(newestCommon) { _, newest in newest }
+        .merging(newestPlaybooks) { _, newest in newest }
 
     /// The entries for the variables of releases 1.9 and 2.x.
     private static let releases1And2: [String: Treatment] = {

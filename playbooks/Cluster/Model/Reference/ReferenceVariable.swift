@@ -20,11 +20,14 @@ public enum ReferenceVariable {
         catalog[name] ?? published[name].flatMap { byFile[$0.file] }
     }
 
+    /// What Keel makes of the reference's cloud variables: servers, buckets and load balancers it would create.
+    static let cloudResources = Treatment.notApplicable(
+        "cloud resources (servers, buckets, load balancers): Keel deploys onto the inventory's hosts")
+
     /// What Keel makes of the variables of a whole role's defaults (2026-03 layout), unless a name has an entry.
     private static let byFile: [String: Treatment] = [
         "consul": .notApplicable("Consul: Keel's DCS is etcd (dcs_type)"),
-        "cloud_resources": .notApplicable(
-            "cloud resources (servers, buckets, load balancers): Keel deploys onto the inventory's hosts"),
+        "cloud_resources": cloudResources,
         "firewall": .notApplicable("the firewall is not managed (firewall_enabled_at_boot)"),
         "upgrade": .notApplicable("pg_upgrade.yml's settings: the major upgrade is not a Keel flow yet"),
         "update": .equivalent(
