@@ -7,21 +7,24 @@ struct MonitoringTargetsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitoring-targets",
         abstract:
-            "Print a Prometheus scrape_configs block for the cluster's exporters (keel_monitoring: true): every target with its cluster, host and role labels, and where your Prometheus keeps the CA certificate and the scrape password; or, with --alert-rules, the cluster's alerting rules."
+            "Print a Prometheus scrape_configs block for the cluster's exporters (keel_monitoring: true): every target with its cluster, host and role labels, and where your Prometheus keeps its CA certificate, scrape password and client certificate for Patroni (--write-files writes them); or, with --alert-rules, the cluster's alerting rules."
     )
 
     @OptionGroup var inventoryOptions: InventoryOptions
     @OptionGroup var connection: ConnectionArguments
 
     @Option(
-        help:
-            "Where your Prometheus keeps the cluster's CA certificate (default: \(ScrapeConfigs.directory)/CLUSTER-ca.crt)."
-    )
-    var caFile: String?
+        help: ArgumentHelp(
+            "Where your Prometheus keeps the cluster's files: CLUSTER-ca.crt, CLUSTER.password, "
+                + "CLUSTER-patroni-client.crt and .key (default: \(ScrapeConfigs.directory)).",
+            valueName: "directory"))
+    var directory = ScrapeConfigs.directory
 
-    @Option(
-        help: "Where your Prometheus keeps the scrape password (default: \(ScrapeConfigs.directory)/CLUSTER.password).")
-    var passwordFile: String?
+    @Flag(
+        help:
+            "Also write those files into the directory from Keel's secrets file (the key and password 0600, this account's: give them to the account Prometheus runs as)."
+    )
+    var writeFiles = false
 
     @Flag(help: "Print the alerting rules (a rule file for Prometheus's rule_files) instead of the scrape block.")
     var alertRules = false
@@ -33,9 +36,36 @@ struct MonitoringTargetsCommand: AsyncParsableCommand {
             throw CLIError(
                 "monitoring is off for this cluster: set keel_monitoring: true in the inventory and run keel deploy")
         }
-        let text =
-            alertRules
-            ? AlertRules.yaml(model) : ScrapeConfigs.yaml(model, caFile: caFile, passwordFile: passwordFile)
+        let files = ScrapeConfigs.Files(in: directory, cluster: model.name)
+        if writeFiles {
+            let contents = ScrapeConfigs.contents(model, files)
+            guard !contents.isEmpty else {
+                throw CLIError(
+                    "the secrets file holds no scraper certificate for this cluster (or its TLS is off): run keel "
+                        + "deploy with keel_monitoring: true first")
+            }
+            for (path, content) in contents {
+                try Self.write(content, to: path, inside: directory)
+            }
+        }
+        let text = alertRules ? AlertRules.yaml(model) : ScrapeConfigs.yaml(model, files: files)
         Terminal.write(terminalSafe(text, keepingNewlines: true))
+    }
+
+    /// Writes `content` to `path` 0600 through a new file renamed over it, following no link there.
+    private static func write(_ content: Secret, to path: String, inside directory: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        let staging = path + ".tmp"
+        unlink(staging)
+        let fd = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CLIError("cannot write \(staging): \(String(cString: strerror(errno)))") }
+        let bytes = Array(content.reveal().utf8)
+        let written = Glibc.write(fd, bytes, bytes.count)
+        close(fd)
+        guard written == bytes.count, rename(staging, path) == 0 else {
+            unlink(staging)
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

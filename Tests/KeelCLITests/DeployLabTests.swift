@@ -72,13 +72,15 @@ extension LabTests {
         let owners = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h2", "--",
             "stat -c '%U:%G:%a %n' /etc/patroni /etc/patroni/patroni.yml /etc/keel /etc/keel/patroni-api.curlrc"
-                + " /etc/patroni/tls/server.key /etc/etcd/tls /etc/etcd/tls/server.key;"
+                + " /etc/patroni/tls/server.key /etc/patroni/tls/api /etc/patroni/tls/api/client.key /etc/etcd/tls"
+                + " /etc/etcd/tls/server.key;"
                 + " runuser -u postgres -- sh -c 'echo x > /etc/patroni/x' 2>/dev/null || echo refused",
         ])
         #expect(
             owners.output.contains(
                 "root:postgres:750 /etc/patroni\nroot:postgres:640 /etc/patroni/patroni.yml\nroot:root:700 /etc/keel\n"
                     + "root:root:600 /etc/keel/patroni-api.curlrc\npostgres:postgres:600 /etc/patroni/tls/server.key\n"
+                    + "root:postgres:750 /etc/patroni/tls/api\npostgres:postgres:600 /etc/patroni/tls/api/client.key\n"
                     + "root:etcd:750 /etc/etcd/tls\netcd:etcd:600 /etc/etcd/tls/server.key\nrefused"),
             "\(owners)")
 
@@ -167,18 +169,25 @@ extension LabTests {
         #expect(verifiedDirect.contains("h4 | ok | exit 0\n42\n"), "\(verifiedDirect)")
 
         // etcd answers only clients showing a certificate of the cluster's CA, and only over TLS; Patroni's REST API
-        // only over TLS.
+        // only over TLS, to a client with a certificate of the API clients' CA: not the database's own, which etcd
+        // takes, nor the API client's to etcd.
         let authenticated = try await KeelBinary.run([
             "exec", "-i", inventory, "--limit", "h2", "--",
-            "tls='--cacert /etc/patroni/tls/ca.crt'; "
+            "tls='--cacert /etc/patroni/tls/ca.crt'; database='--cert /etc/patroni/tls/server.crt "
+                + "--key /etc/patroni/tls/server.key'; client='--cert /etc/patroni/tls/api/client.crt "
+                + "--key /etc/patroni/tls/api/client.key'; "
                 + "curl -s -m 5 $tls https://10.213.0.11:2379/health >/dev/null; echo \"without_certificate=$?\"; "
                 + "curl -s -m 5 http://10.213.0.11:2379/health >/dev/null; echo \"plain=$?\"; "
-                + "curl -s -m 5 $tls --cert /etc/patroni/tls/server.crt --key /etc/patroni/tls/server.key "
-                + "https://10.213.0.11:2379/health; echo; "
+                + "curl -sf -m 5 $tls $client https://10.213.0.11:2379/health >/dev/null; echo \"etcd_api_client=$?\"; "
+                + "curl -s -m 5 $tls $database https://10.213.0.11:2379/health; echo; "
                 + "curl -s -m 5 http://10.213.0.11:8008/health >/dev/null; echo \"api_plain=$?\"; "
-                + "curl -s -m 5 -o /dev/null -w 'api_tls=%{http_code}\\n' $tls https://10.213.0.11:8008/health",
+                + "curl -sf -m 5 $tls https://10.213.0.11:8008/config >/dev/null; echo \"api_no_certificate=$?\"; "
+                + "curl -sf -m 5 $tls $database https://10.213.0.11:8008/config >/dev/null; echo \"api_database=$?\"; "
+                + "curl -s -m 5 -o /dev/null -w 'api_tls=%{http_code}\\n' $tls $client https://10.213.0.11:8008/config",
         ])
-        for refused in ["without_certificate", "plain", "api_plain"] {
+        for refused in [
+            "without_certificate", "plain", "etcd_api_client", "api_plain", "api_no_certificate", "api_database",
+        ] {
             #expect(
                 authenticated.output.contains("\(refused)=") && !authenticated.output.contains("\(refused)=0\n"),
                 "\(refused): \(authenticated)")
@@ -197,12 +206,13 @@ extension LabTests {
         ])
         // Over TLS only, the VIP named by HAProxy's certificate: plain HTTP gets no answer.
         #expect(stats.output.contains("\n600\n000 401 200"), "\(stats)")
-        // Patroni's unsafe endpoints want the generated credentials; its health checks stay open to HAProxy.
+        // Patroni's unsafe endpoints want the generated credentials besides a client's certificate.
         let restart =
-            "cd /etc/patroni/tls && curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -X POST https://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.11:8008/restart; "
-            + "curl -s -o /dev/null -w '%{http_code}' --cacert ca.crt https://10.213.0.11:8008/primary"
+            "cd /etc/patroni/tls && c='--cacert ca.crt --cert api/client.crt --key api/client.key' && "
+            + "curl -s -o /dev/null -w '%{http_code} ' $c -X POST https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' $c -K /etc/keel/patroni-api.curlrc -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code} ' $c -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.11:8008/restart; "
+            + "curl -s -o /dev/null -w '%{http_code}' $c https://10.213.0.11:8008/primary"
         let api = try await KeelBinary.run(["exec", "-i", inventory, "--limit", "h2", "--", restart])
         #expect(
             api.output.contains("\n401 202 200 200"),

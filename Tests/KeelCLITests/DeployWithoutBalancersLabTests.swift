@@ -139,8 +139,8 @@ extension LabTests {
             "one member at a time: \(started)")
         let api = try await KeelBinary.run([
             "exec", "-i", cluster.path, "--limit", "h2", "--",
-            "cd /etc/patroni/tls && curl -s -o /dev/null -w '%{http_code} ' --cacert ca.crt -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.12:8008/restart; "
-                + "curl -s -o /dev/null -w '%{http_code}' --cacert ca.crt -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.12:8008/restart",
+            "\(Self.patroniCurl) -s -o /dev/null -w '%{http_code} ' -u patroni:Rotated-api-1 -X POST -d '{\"schedule\": \"2099-01-01T00:00:00+00:00\"}' https://10.213.0.12:8008/restart; "
+                + "\(Self.patroniCurl) -s -o /dev/null -w '%{http_code}' -K /etc/keel/patroni-api.curlrc -X DELETE https://10.213.0.12:8008/restart",
         ])
         #expect(api.output.contains("\n202 200"), "Patroni and Keel both use the new password: \(api)")
         let healthy = try await members(cluster.path, within: 60) { streamingReplicas($0).count == 2 }

@@ -123,7 +123,7 @@ extension LabTests {
         let patched = try await deployKilled(deploy) { [self] _ in
             let config = try await remote(
                 inventory, "h1",
-                "curl -s -m 3 --cacert /etc/patroni/tls/ca.crt https://10.213.0.11:8008/config | grep -o '\"max_connections\": [0-9\"]*' || true"
+                "\(Self.patroniCurl) -s -m 3 https://10.213.0.11:8008/config | grep -o '\"max_connections\": [0-9\"]*' || true"
             )
             return config.first?.contains("250") == true
         }

@@ -6,6 +6,11 @@ import Testing
 struct LabTests {
     let inventory = Lab.inventory ?? ""
 
+    /// curl as root on a member reaches Patroni's REST API: the member verified against the cluster's CA, the
+    /// member's own API client certificate presented (the API answers no other).
+    static let patroniCurl =
+        "curl --cacert /etc/patroni/tls/ca.crt --cert /etc/patroni/tls/api/client.crt --key /etc/patroni/tls/api/client.key"
+
     @Test("keel ping reaches every lab host with strict host key checking", .lab(hosts: 5))
     func pingAll() async throws {
         let result = try await KeelBinary.run(["ping", "-i", inventory])

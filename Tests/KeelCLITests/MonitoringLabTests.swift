@@ -53,7 +53,8 @@ extension LabTests {
     /// Turns `keel_monitoring` on for the running `cluster`: Debian's Prometheus loaded with keel
     /// monitoring-targets' scrape block and alert rules scrapes every exporter up, with the cluster's labels;
     /// without the password they refuse, and the monitoring role logs in to no PgBouncer from the network; a stopped
-    /// replica fires the member-down alert; etcd refuses every service's certificate but Patroni's; the second
+    /// replica fires the member-down alert; etcd refuses every service's certificate but Patroni's, Patroni's API every
+    /// one but its clients'; the second
     /// deploy changes nothing; turned off again, the exporters are gone and the deploy after that changes nothing.
     func monitoringOnAndOff(_ cluster: LabClusterInventory) async throws {
         let variablesPath = cluster.directory + "/group_vars/all.yml"
@@ -66,20 +67,16 @@ extension LabTests {
         let changedAgain = try EventStream(path: events).changedPerHost
         #expect(again.status == 0 && changedAgain.values.allSatisfy { $0 == 0 }, "\(again)")
 
-        // The operator's side: the CA from a host, the scrape password from Keel's secrets file, the printed block.
+        // The operator's side: the files Prometheus reads, from Keel's secrets file, and the printed block.
         let work = cluster.directory + "/prometheus"
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let authority = try await remote(cluster.path, "h1", "cat /etc/patroni/tls/ca.crt")
-        try (authority.joined(separator: "\n") + "\n").write(
-            toFile: work + "/ca.crt", atomically: true, encoding: .utf8)
-        _ = FileManager.default.createFile(
-            atPath: work + "/password", contents: Data(try cluster.secret("monitoring_scrape_password").utf8),
-            attributes: [.posixPermissions: 0o600])
         let block = try await KeelBinary.run([
-            "monitoring-targets", "-i", cluster.path, "--ca-file", work + "/ca.crt", "--password-file",
-            work + "/password",
+            "monitoring-targets", "-i", cluster.path, "--directory", work, "--write-files",
         ])
         try #require(block.status == 0, "\(block)")
+        for (name, mode) in [("lab-ca.crt", 0o600), ("lab.password", 0o600), ("lab-patroni-client.key", 0o600)] {
+            let written = try FileManager.default.attributesOfItem(atPath: "\(work)/\(name)")
+            #expect((written[.posixPermissions] as? NSNumber)?.intValue == mode, "\(name): \(written)")
+        }
         let rules = try await KeelBinary.run(["monitoring-targets", "-i", cluster.path, "--alert-rules"])
         try #require(rules.status == 0, "\(rules)")
         try rules.output.write(toFile: work + "/alerts.yml", atomically: true, encoding: .utf8)
@@ -122,7 +119,7 @@ extension LabTests {
                 for credentials in [[], ["-u", "prometheus:wrong"]] {
                     let answer = try Shell.capture(
                         "/usr/bin/curl",
-                        ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", work + "/ca.crt"] + credentials
+                        ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", work + "/lab-ca.crt"] + credentials
                             + ["https://\(endpoint)/metrics"])
                     #expect(answer.output == "401", "\(endpoint) \(credentials): \(answer.output)")
                 }
@@ -160,7 +157,7 @@ extension LabTests {
             _ = try await remote(cluster.path, replica, "systemctl start patroni")
         }
 
-        try await etcdTakesOnlyPatroni(cluster)
+        try await certificatesOpenOnlyTheirService(cluster)
         try await balancerLeavesAndReturns(cluster)
 
         // Off: every exporter Keel installed goes, with its files; HAProxy serves no metrics; then nothing to do.

@@ -94,7 +94,7 @@ extension LabTests {
         for (index, host) in ReferenceClusterFiles.databaseHosts.enumerated() {
             let flags = try await remote(
                 host,
-                "hostname; curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt https://\(host):8008/patroni "
+                "hostname; \(LabTests.patroniCurl) -sf -m 5 https://\(host):8008/patroni "
                     + "|| curl -sf -m 5 http://\(host):8008/patroni")
             #expect(flags.first == "pgnode0\(index + 1)", "\(host): \(flags)")
             let patroni = try? JSONSerialization.jsonObject(with: Data((flags.last ?? "").utf8)) as? [String: Any]

@@ -5,9 +5,11 @@ import Testing
 /// One certificate per service, as an outsider on the lab's bridge holding one service's key finds it.
 extension LabTests {
     /// From this machine, etcd on h1 answers a read with Patroni's certificate (h1's database one) and refuses the
-    /// certificates of the exporters (h1's, `prometheus`'s), HAProxy's metrics and a balancer's PgBouncer (h4's):
-    /// none of those keys writes Patroni's DCS.
-    func etcdTakesOnlyPatroni(_ cluster: LabClusterInventory) async throws {
+    /// certificates of the exporters (h1's, `prometheus`'s), HAProxy's metrics and a balancer's PgBouncer (h4's) and
+    /// the REST API's clients (h1's own, HAProxy's checks): none of those keys writes Patroni's DCS. Patroni's API on
+    /// h1 answers `GET /config` to its clients' certificates alone: not to an outsider without one, nor to the
+    /// database's, the exporters' or HAProxy's metrics'.
+    func certificatesOpenOnlyTheirService(_ cluster: LabClusterInventory) async throws {
         let work = cluster.directory + "/service-keys"
         try FileManager.default.createDirectory(
             atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -19,10 +21,12 @@ extension LabTests {
             return "\(work)/\(name)"
         }
         /// curl's options presenting the certificate and key in `directory` on `host`.
-        func presenting(_ host: String, _ directory: String, as name: String) async throws -> [String] {
+        func presenting(_ host: String, _ directory: String, as name: String, stem: String = "server") async throws
+            -> [String]
+        {
             [
-                "--cert", try await copied(host, directory + "/server.crt", as: name + ".crt"),
-                "--key", try await copied(host, directory + "/server.key", as: name + ".key"),
+                "--cert", try await copied(host, "\(directory)/\(stem).crt", as: name + ".crt"),
+                "--key", try await copied(host, "\(directory)/\(stem).key", as: name + ".key"),
             ]
         }
         let authority = try await copied("h1", "/etc/patroni/tls/ca.crt", as: "ca.crt")
@@ -31,6 +35,12 @@ extension LabTests {
             "the exporters'": try await presenting("h1", "/etc/prometheus/keel/tls", as: "exporters"),
             "HAProxy's": ["--cert", try await copied("h4", "/etc/haproxy/keel.pem", as: "haproxy.pem")],
             "a balancer's PgBouncer's": try await presenting("h4", "/etc/pgbouncer/tls", as: "pooler"),
+        ]
+        let apiClients = [
+            "the member's API client": try await presenting("h1", "/etc/patroni/tls/api", as: "api", stem: "client"),
+            "HAProxy's checks'": [
+                "--cert", try await copied("h4", "/etc/haproxy/patroni-checks.pem", as: "checks.pem"),
+            ],
         ]
         /// etcd's answer to a read of the DCS with `certificate`: its HTTP status, 000 when refused.
         func read(with certificate: [String]) throws -> String {
@@ -44,8 +54,22 @@ extension LabTests {
             ).output
         }
         #expect(try read(with: patroni) == "200", "Patroni's certificate no longer reads etcd")
-        for (name, certificate) in others {
+        for (name, certificate) in others.merging(apiClients, uniquingKeysWith: { $1 }) {
             #expect(try read(with: certificate) == "000", "etcd answered \(name) certificate")
+        }
+        /// Patroni's answer to `GET /config` with `certificate`: its HTTP status, 000 when refused.
+        func configuration(with certificate: [String]) throws -> String {
+            try Shell.capture(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "10", "--cacert", authority] + certificate
+                    + ["https://10.213.0.11:8008/config"]
+            ).output
+        }
+        for (name, certificate) in others.merging(["no": [], "the database's": patroni], uniquingKeysWith: { $1 }) {
+            #expect(try configuration(with: certificate) == "000", "Patroni's API answered \(name) certificate")
+        }
+        for (name, certificate) in apiClients {
+            #expect(try configuration(with: certificate) == "200", "Patroni's API refused \(name) certificate")
         }
         try FileManager.default.removeItem(atPath: work)
     }

@@ -22,7 +22,7 @@ extension LabTests {
             return (leader, sync, other)
         }
         let first = try await settled()
-        let api = "curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt -K /etc/keel/patroni-api.curlrc"
+        let api = "\(Self.patroniCurl) -sf -m 5 -K /etc/keel/patroni-api.curlrc"
         let config = "https://\(address(first.leader)):8008/config"
 
         // Refused, nothing changed: a non-member, a replica that is not the synchronous standby, a paused cluster,

@@ -28,7 +28,9 @@ struct ClusterTLSTests {
                     model.databaseHosts.map { ClusterTLS.Holder(host: $0, service: .database) }
                         + model.etcdHosts.map { ClusterTLS.Holder(host: $0, service: .etcd) }
                         + model.balancerPoolers.map { ClusterTLS.Holder(host: $0, service: .pooler) }
-                        + model.balancerHosts.map { ClusterTLS.Holder(host: $0, service: .haproxy) }))
+                        + model.balancerHosts.map { ClusterTLS.Holder(host: $0, service: .haproxy) }
+                        + model.databaseHosts.map { ClusterTLS.Holder(host: $0, service: .apiClient) }
+                        + model.balancerHosts.map { ClusterTLS.Holder(host: $0, service: .healthChecks) }))
         let authority = try file(tls.authority, in: directory, "ca.crt")
         let served =
             model.databaseHosts.map { ($0, TLSService.database) } + model.balancerPoolers.map { ($0, .pooler) }
@@ -50,7 +52,7 @@ struct ClusterTLSTests {
     }
 
     @Test(
-        "each service's key is its own; only the database's and etcd's may be clients (so etcd takes no other), and only the database's names the loopback a balancer's PgBouncer verifies the leader by"
+        "each service's key is its own; of the cluster's CA only the database's and etcd's may be clients (so etcd takes no other), and only the database's names the loopback a balancer's PgBouncer verifies the leader by; the REST API's clients are the API clients' CA's, clients only"
     )
     func onePerService() throws {
         let (model, directory) = try ClusterModelTests().load()
@@ -63,9 +65,11 @@ struct ClusterTLSTests {
         let tls = try #require(monitored.tls)
         let authority = try file(tls.authority, in: directory, "ca.crt")
         let balancer = try #require(model.balancerPoolers.first)
-        #expect(Set(TLSService.allCases.compactMap { tls.issued($0, on: balancer) }.map(\.certificate)).count == 3)
+        #expect(Set(TLSService.allCases.compactMap { tls.issued($0, on: balancer) }.map(\.certificate)).count == 4)
         let member = TLSService.allCases.filter { tls.issued($0, on: "10.213.0.11") != nil }
-        #expect(Set(member) == [.database, .etcd, .exporters])
+        #expect(Set(member) == [.database, .etcd, .exporters, .apiClient])
+        #expect(tls.issued(.scraper, on: TLSService.scraperHolder) != nil)
+        let apiAuthority = try file(tls.apiClientAuthority, in: directory, "api-ca.crt")
         let keys = tls.issued.values.map { $0.key.reveal() }
         #expect(Set(keys).count == keys.count, "a key serves two services")
         for (holder, issued) in tls.issued {
@@ -75,6 +79,15 @@ struct ClusterTLSTests {
             #expect(
                 (asClient.status == 0) == [.database, .etcd].contains(holder.service),
                 "\(holder) as a client: \(asClient.output)")
+            let asAPIClient = try Shell.capture(
+                "/usr/bin/openssl", ["verify", "-CAfile", apiAuthority, "-purpose", "sslclient", certificate])
+            let apiClients: [TLSService] = [.apiClient, .healthChecks, .scraper]
+            #expect(
+                (asAPIClient.status == 0) == apiClients.contains(holder.service),
+                "\(holder) as the API's client: \(asAPIClient.output)")
+            let serves = try Shell.capture(
+                "/usr/bin/openssl", ["verify", "-CAfile", apiAuthority, "-purpose", "sslserver", certificate])
+            #expect(serves.status != 0, "\(holder) serves with the API clients' CA")
             let loopback = try Shell.capture(
                 "/usr/bin/openssl",
                 ["verify", "-CAfile", authority, "-purpose", "sslserver", "-verify_ip", "127.0.0.1", certificate])

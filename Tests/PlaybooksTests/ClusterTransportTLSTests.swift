@@ -45,25 +45,41 @@ struct ClusterTransportTLSTests {
                     + "--key=/etc/etcd/tls/server.key endpoint health"), "\(wait.check)")
     }
 
-    @Test("Patroni serves its REST API over TLS and is etcd's client by certificate; Keel's curl verifies the member")
+    @Test(
+        "Patroni serves its REST API over TLS to clients of the API clients' CA alone and is etcd's client by certificate; Keel's curl verifies the member and presents the host's client certificate"
+    )
     func patroni() throws {
         let (model, directory) = try ClusterModelTests().load(hosts: Self.separateEtcd)
         let member = try ClusterModelTests.host("10.213.0.12", directory)
         let text = try ClusterModelTests.rendered(
             try PatroniNodeRole(host: member, model: model, wheel: []).steps, "/etc/patroni/patroni.yml", on: member)
         for fragment in [
-            "  connect_address: \"10.213.0.12:8008\"\n  # Over TLS only; the unsafe endpoints also want the credentials in patroni.env.\n  certfile: \"/etc/patroni/tls/server.crt\"\n  keyfile: \"/etc/patroni/tls/server.key\"\n",
-            "ctl:\n  cacert: \"/etc/patroni/tls/ca.crt\"\n",
+            "  certfile: \"/etc/patroni/tls/server.crt\"\n  keyfile: \"/etc/patroni/tls/server.key\"\n"
+                + "  cafile: \"/etc/patroni/tls/api/ca.crt\"\n  verify_client: required\n",
+            "ctl:\n  cacert: \"/etc/patroni/tls/ca.crt\"\n  certfile: \"/etc/patroni/tls/api/client.crt\"\n"
+                + "  keyfile: \"/etc/patroni/tls/api/client.key\"\n",
             "etcd3:\n  hosts: \"10.213.0.21:2379,10.213.0.22:2379,10.213.0.23:2379\"\n  protocol: \"https\"\n  cacert: \"/etc/patroni/tls/ca.crt\"\n  cert: \"/etc/patroni/tls/server.crt\"\n  key: \"/etc/patroni/tls/server.key\"\n",
         ] {
             #expect(text.contains(fragment), "\(text)")
         }
         #expect(
-            PatroniAPI(model, member: "10.213.0.12").get("/cluster")
-                == "curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt https://10.213.0.12:8008/cluster")
+            PatroniAPI(model, member: "10.213.0.12").get("/cluster").text
+                == "curl -sf -m 5 --cacert /etc/patroni/tls/ca.crt $([ -r /etc/patroni/tls/api/client.key ] && "
+                + "echo --cert /etc/patroni/tls/api/client.crt --key /etc/patroni/tls/api/client.key) "
+                + "https://10.213.0.12:8008/cluster")
+        // The member's client files: the API clients' CA and its own certificate, the key postgres's alone.
+        let steps = try PatroniNodeRole(host: member, model: model, wheel: []).steps
+        let files = steps.compactMap { $0.resource as? File }
+        let authority = try #require(files.first { $0.path == "/etc/patroni/tls/api/ca.crt" })
+        guard case .text(let pem) = authority.contents else { Issue.record("no CA"); return }
+        #expect(pem == model.tls?.apiClientAuthority && pem != model.tls?.authority)
+        let key = try #require(files.first { $0.path == "/etc/patroni/tls/api/client.key" })
+        #expect(key.mode == 0o600 && key.owner == "postgres")
     }
 
-    @Test("HAProxy checks each member's REST API over TLS, its certificate verified against the CA by name")
+    @Test(
+        "HAProxy checks each member's REST API over TLS, its certificate verified against the CA by name, the checks' own client certificate presented"
+    )
     func haproxy() throws {
         let (model, directory) = try ClusterModelTests().load()
         let balancer = try ClusterModelTests.host("10.213.0.14", directory)
@@ -76,7 +92,13 @@ struct ClusterTransportTLSTests {
         #expect(
             config.contains(
                 "server 10.213.0.12 10.213.0.12:6432 check port 8008 check-ssl verify required "
-                    + "ca-file /etc/haproxy/cluster-ca.crt verifyhost 10.213.0.12\n"), "\(config)")
+                    + "ca-file /etc/haproxy/cluster-ca.crt verifyhost 10.213.0.12 crt /etc/haproxy/patroni-checks.pem\n"
+            ),
+            "\(config)")
+        let checks = try #require(
+            steps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.checksCertificate })
+        #expect(checks.mode == 0o600)
+        guard case .secret = checks.contents else { Issue.record("the checks' key is not a secret"); return }
     }
 
     @Test("without tls_cert_generate everything stays plain; etcd_tls_enable then has nothing to use")

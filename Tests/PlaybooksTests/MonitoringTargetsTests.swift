@@ -10,7 +10,7 @@ struct MonitoringTargetsTests {
     func off() throws {
         let (model, directory) = try ClusterModelTests().load()
         #expect(model.monitoring == nil && model.monitoringTargets.isEmpty)
-        #expect(ScrapeConfigs.yaml(model, caFile: "ca.crt", passwordFile: "password").isEmpty)
+        #expect(ScrapeConfigs.yaml(model).isEmpty && ScrapeConfigs.contents(model, .init(cluster: model.name)).isEmpty)
         let secrets = try String(contentsOfFile: directory + "/.keel-secrets.yml", encoding: .utf8)
         #expect(!secrets.contains("monitoring"))
     }
@@ -43,11 +43,13 @@ struct MonitoringTargetsTests {
     }
 
     @Test(
-        "the scrape block: one job per exporter, TLS with the cluster's CA where it serves it, the password file where it asks"
+        "the scrape block: one job per exporter, TLS with the cluster's CA where it serves it, the password file where it asks, the client certificate for Patroni"
     )
     func scrapeBlock() throws {
         let (model, _) = try ClusterModelTests().load(vars: ClusterModelTests.vars + "\nkeel_monitoring: true\n")
-        let yaml = ScrapeConfigs.yaml(model, caFile: "/etc/prometheus/ca.crt", passwordFile: "/etc/prometheus/pw")
+        var files = ScrapeConfigs.Files(in: "/etc/prometheus", cluster: model.name)
+        (files.authority, files.password) = ("/etc/prometheus/ca.crt", "/etc/prometheus/pw")
+        let yaml = ScrapeConfigs.yaml(model, files: files)
         let jobs = yaml.split(separator: "\n").filter { $0.hasPrefix("  - job_name: ") }
         #expect(
             jobs == [
@@ -66,7 +68,17 @@ struct MonitoringTargetsTests {
                 "      - targets: [\"10.213.0.14:9100\"]\n        labels: {cluster: \"pg-lab\", host: \"10.213.0.14\", role: \"balancer\"}\n"
             ), "\(node)")
         let patroni = try #require(yaml.components(separatedBy: "  - job_name: ").dropFirst(4).first)
-        #expect(patroni.contains("scheme: https") && !patroni.contains("basic_auth"), "\(patroni)")
+        #expect(
+            patroni.contains(
+                "    scheme: https\n    tls_config:\n      ca_file: \"/etc/prometheus/ca.crt\"\n"
+                    + "      cert_file: \"/etc/prometheus/pg-lab-patroni-client.crt\"\n"
+                    + "      key_file: \"/etc/prometheus/pg-lab-patroni-client.key\"\n    static_configs:\n")
+                && !patroni.contains("basic_auth"), "\(patroni)")
+        #expect(!node.contains("cert_file"), "only Patroni asks for a client certificate")
+        // What --write-files writes: the scraper's certificate of the API clients' CA, the key and password secret.
+        let contents = ScrapeConfigs.contents(model, files)
+        #expect(contents.map(\.path) == [files.authority, files.password, files.clientCertificate, files.clientKey])
+        #expect(contents.allSatisfy { "\($0.content)" == "***" })
         let vip = try #require(yaml.components(separatedBy: "  - job_name: ").last)
         #expect(vip.contains("scheme: https") && vip.contains("basic_auth") && vip.contains("10.213.0.100:8405"))
         // It names where the password is kept, never the password.

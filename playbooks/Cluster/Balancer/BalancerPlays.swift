@@ -19,6 +19,19 @@ enum BalancerPlays {
         ]
     }
 
+    /// HAProxy configured on every balancer before Patroni is (deploy): a running cluster's members then ask
+    /// HAProxy's checks for the certificate they already present, so that no member is checked down meanwhile. It
+    /// does not wait for the leader, which a new cluster does not have yet.
+    static func haproxyBeforePatroni(_ model: ClusterModel) -> [Play] {
+        guard let haproxy = model.haproxy else { return [] }
+        return [
+            Play("haproxy before patroni", on: model.pattern(model.balancerHosts), tags: ["haproxy", "load_balancing"])
+            { host in
+                HAProxyRole(model: model, haproxy: haproxy, host: host.name, awaitsLeader: false).steps
+            }
+        ]
+    }
+
     /// keepalived on every balancer: configurations written, backups with a new one stopped, the VIP holder
     /// reloaded, then every balancer started one at a time, each hearing the holder (see ``KeepalivedReload``).
     static func keepalived(_ model: ClusterModel) -> [Play] {

@@ -8,6 +8,9 @@ struct HAProxyRole: Role {
     let haproxy: HAProxySettings
     /// The balancer it configures: its `balancer_tags` narrow the replicas it routes to.
     let host: String
+    /// Whether it ends waiting until HAProxy routes to the leader: not before Patroni is deployed (see
+    /// ``BalancerPlays/haproxyBeforePatroni(_:)``).
+    var awaitsLeader = true
 
     /// The cluster's CA, for HAProxy's health checks.
     static let authorityFile = "/etc/haproxy/cluster-ca.crt"
@@ -24,8 +27,12 @@ struct HAProxyRole: Role {
     static let certificate = "/etc/haproxy/keel.pem"
     /// Where an earlier Keel kept them, for the metrics listener alone.
     static let formerCertificate = "/etc/haproxy/keel-metrics.pem"
+    /// The health checks' client certificate and key in one file, which the members' REST APIs ask for.
+    static let checksCertificate = "/etc/haproxy/patroni-checks.pem"
     /// What Keel leaves on a balancer for HAProxy, which removing the cluster deletes.
-    static let footprint = [configuration, authorityFile, reloadScript, stateFile, certificate, formerCertificate]
+    static let footprint = [
+        configuration, authorityFile, reloadScript, stateFile, certificate, formerCertificate, checksCertificate,
+    ]
 
     /// The listener the balancer's own PgBouncer reaches the leader through (``ClusterPorts/pooledLeader``).
     static let pooledLeader = "pooled_leader"
@@ -44,12 +51,16 @@ struct HAProxyRole: Role {
             File(Self.authorityFile, content: tls.authority).onChange(Self.reload)
         }
         let issued = model.tls?.issued(.haproxy, on: host)
-        if let issued {
-            // One PEM block a line: the certificate's text need not end with a newline.
-            let pem = [issued.certificate, issued.key.reveal()].map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }
-            File(Self.certificate, contents: .secret(Secret(pem.joined())), mode: 0o600).onChange(Self.reload)
-        } else {
-            File.absent(Self.certificate).onChange(Self.reload)
+        for (path, pair) in [
+            (Self.certificate, issued), (Self.checksCertificate, model.tls?.issued(.healthChecks, on: host)),
+        ] {
+            if let pair {
+                // One PEM block a line: the certificate's text need not end with a newline.
+                let pem = [pair.certificate, pair.key.reveal()].map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }
+                File(path, contents: .secret(Secret(pem.joined())), mode: 0o600).onChange(Self.reload)
+            } else {
+                File.absent(path).onChange(Self.reload)
+            }
         }
         File.absent(Self.formerCertificate)
         Template(
@@ -69,8 +80,10 @@ struct HAProxyRole: Role {
         Service("haproxy", state: .started, enabled: true)
         FlushHandlers()
         WaitFor.port(haproxy.ports.stats, host: "127.0.0.1", timeout: .seconds(30))
-        // Routing to the leader again: a reload starts the servers it has not seen checked as down.
-        Self.routes(to: "master")
+        if awaitsLeader {
+            // Routing to the leader again: a reload starts the servers it has not seen checked as down.
+            Self.routes(to: "master")
+        }
     }
 
     /// The SHA-256 of the Authorization header Prometheus sends with the scrape account (`Basic` and base64 of
@@ -141,10 +154,12 @@ struct HAProxyRole: Role {
                 model.databaseHosts.map { member in
                     .map([
                         "name": .string(member), "address": .string(model.address(of: member)),
-                        // The member's certificate names it by its inventory name.
+                        // The member's certificate names it by its inventory name; the checks present their own.
                         "tls": .string(
                             model.tls == nil
-                                ? "" : " check-ssl verify required ca-file \(Self.authorityFile) verifyhost \(member)"),
+                                ? ""
+                                : " check-ssl verify required ca-file \(Self.authorityFile) verifyhost \(member) "
+                                    + "crt \(Self.checksCertificate)"),
                     ])
                 }),
         ]

@@ -22,6 +22,7 @@ public struct DeployFlow: ClusterFlow {
             EtcdPlays.cluster(model)
             EtcdPlays.restarts(model)
             PostgreSQLPlays.standaloneTakeover(model)
+            BalancerPlays.haproxyBeforePatroni(model)
             PatroniPlays.members(model, wheel: software.patroniWheel)
             PgBackRestPlays.setup(model)
             PatroniPlays.primary(model)

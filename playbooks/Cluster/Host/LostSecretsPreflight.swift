@@ -38,8 +38,10 @@ struct LostSecretsPreflight: PreflightCheck {
         if found.contains("vrrp_configured=1"), model.generatedSecrets.contains(ClusterSecrets.vrrpPassword) {
             lost.append(ClusterSecrets.vrrpPassword)
         }
-        if found.contains("tls_deployed=1"), model.generatedSecrets.contains(ClusterTLS.authorityKeyName) {
-            lost.append(ClusterTLS.authorityKeyName)
+        if found.contains("tls_deployed=1"),
+            model.generatedSecrets.contains(ClusterTLS.Authority.cluster.secretNames.key)
+        {
+            lost.append(ClusterTLS.Authority.cluster.secretNames.key)
         }
         guard !lost.isEmpty else { return [] }
         return [

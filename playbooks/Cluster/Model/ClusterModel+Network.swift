@@ -42,6 +42,10 @@ extension ClusterModel {
         // HAProxy's stats page and metrics answer on the VIP too.
         if model.haproxy != nil { issue(.haproxy, on: model.balancerHosts, viaVIP: true) }
         if model.monitoring != nil { issue(.exporters, on: model.allHosts, viaVIP: false) }
+        // The REST API's clients: the members themselves, HAProxy's checks, the operator's Prometheus.
+        issue(.apiClient, on: model.databaseHosts, viaVIP: false)
+        if model.haproxy != nil { issue(.healthChecks, on: model.balancerHosts, viaVIP: false) }
+        if model.monitoring != nil { holders[.init(host: TLSService.scraperHolder, service: .scraper)] = [] }
         do {
             return try ClusterTLS.load(cluster: model.name, holders: holders, validDays: days, secrets: secrets)
         } catch {

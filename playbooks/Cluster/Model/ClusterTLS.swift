@@ -10,6 +10,10 @@ import X509
 /// etcd, and clients verify the cluster against the CA (`sslmode=verify-full` to the VIP works: every database
 /// host's certificate names it).
 ///
+/// Patroni's REST API asks every client for a certificate of a second CA, ``Authority/apiClients``, which signs
+/// only client certificates (Patroni's own and patronictl's, HAProxy's checks, the operator's Prometheus) and which
+/// etcd does not trust: what may read the API may not write the DCS.
+///
 /// A certificate is issued again, with a new key, when it names other addresses than the model (a host
 /// moved, the VIP changed) or has less than ``renewalMargin`` left: `keel deploy` is the renewal step. The CA
 /// lasts ten years and is never replaced on hosts that use it: pre-flight refuses a secrets file that lost it (a
@@ -27,17 +31,39 @@ public struct ClusterTLS: Sendable {
         public var service: TLSService
     }
 
+    /// The CAs that sign them.
+    public enum Authority: Sendable {
+        /// The cluster's: every service's certificate, which clients of PostgreSQL, etcd and the APIs verify.
+        case cluster
+        /// The REST API's clients': Patroni's API takes a client by its certificate of this CA alone.
+        case apiClients
+
+        /// The names of its key and certificate in the secrets file.
+        var secretNames: (key: String, certificate: String) {
+            switch self {
+            case .cluster: ("tls_ca_key", "tls_ca_certificate")
+            case .apiClients: ("tls_api_ca_key", "tls_api_ca_certificate")
+            }
+        }
+
+        func commonName(cluster: String) -> String {
+            switch self {
+            case .cluster: "Keel CA for \(cluster)"
+            case .apiClients: "Keel REST API clients CA for \(cluster)"
+            }
+        }
+    }
+
+    /// The cluster's CA certificate.
     public var authority: String
+    /// The REST API clients' CA certificate (``Authority/apiClients``).
+    public var apiClientAuthority: String
     public var issued: [Holder: Issued]
 
     /// The certificate of `service` on `host`, when the host runs it.
     public func issued(_ service: TLSService, on host: String) -> Issued? {
         issued[Holder(host: host, service: service)]
     }
-
-    /// The names of the CA's key and certificate in the secrets file.
-    static let authorityKeyName = "tls_ca_key"
-    static let authorityCertificateName = "tls_ca_certificate"
 
     /// Certificates with less than this left are issued again.
     static let renewalMargin: TimeInterval = 30 * 86_400
@@ -47,10 +73,14 @@ public struct ClusterTLS: Sendable {
     static func load(
         cluster: String, holders: [Holder: [String]], validDays: Int, secrets: ClusterSecrets
     ) throws -> ClusterTLS {
-        let (authorityKey, authority) = try Self.authority(cluster: cluster, secrets: secrets)
+        let authorities = [
+            Authority.cluster: try Self.authority(.cluster, cluster: cluster, secrets: secrets),
+            .apiClients: try Self.authority(.apiClients, cluster: cluster, secrets: secrets),
+        ]
         var issued: [Holder: Issued] = [:]
         for (holder, addresses) in holders {
             let (host, service) = (holder.host, holder.service)
+            let (authorityKey, authority) = authorities[service.authority] ?? (nil, nil)
             let (certificateName, keyName) = service.secretNames(host: host)
             let names = Self.generalNames(host: host, addresses: addresses, loopback: service.namesLoopback)
             // Kept while it names the host as it is, may do what its service does and no more, stays valid a
@@ -94,28 +124,30 @@ public struct ClusterTLS: Sendable {
             issued[holder] = Issued(certificate: pem, key: Secret(key.pemRepresentation))
         }
         return ClusterTLS(
-            authority: try authority?.serializeAsPEM().pemString ?? "", issued: issued)
+            authority: try authorities[.cluster]?.1?.serializeAsPEM().pemString ?? "",
+            apiClientAuthority: try authorities[.apiClients]?.1?.serializeAsPEM().pemString ?? "", issued: issued)
     }
 
     /// The stored CA, or a new one; nil when the secrets are read-only and hold none.
-    private static func authority(cluster: String, secrets: ClusterSecrets) throws -> (
+    private static func authority(_ which: Authority, cluster: String, secrets: ClusterSecrets) throws -> (
         P256.Signing.PrivateKey?, Certificate?
     ) {
-        if let pem = secrets.stored(authorityCertificateName), let keyPEM = secrets.stored(authorityKeyName) {
+        let (keyName, certificateName) = which.secretNames
+        if let pem = secrets.stored(certificateName), let keyPEM = secrets.stored(keyName) {
             let key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
             let certificate = try Certificate(pemEncoded: pem)
             // Certificates signed with another key than the CA's would be refused by every peer.
             guard certificate.publicKey == Certificate.PublicKey(key.publicKey) else {
-                throw MismatchedAuthority()
+                throw MismatchedAuthority(key: keyName, certificate: certificateName)
             }
             return (key, certificate)
         }
         guard secrets.mayGenerate else {
-            secrets.noteMissing(authorityCertificateName)
+            secrets.noteMissing(certificateName)
             return (nil, nil)
         }
         let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("Keel CA for \(cluster)") }
+        let name = try DistinguishedName { CommonName(which.commonName(cluster: cluster)) }
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
@@ -127,14 +159,16 @@ public struct ClusterTLS: Sendable {
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
-        secrets.store(authorityCertificateName, try certificate.serializeAsPEM().pemString)
-        secrets.store(authorityKeyName, key.pemRepresentation)
+        secrets.store(certificateName, try certificate.serializeAsPEM().pemString)
+        secrets.store(keyName, key.pemRepresentation)
         return (key, certificate)
     }
 
-    /// The CA's key in the secrets file is not the key of its certificate.
+    /// A CA's key in the secrets file is not the key of its certificate.
     struct MismatchedAuthority: Error, CustomStringConvertible {
-        var description: String { "\(authorityKeyName) is not the key of \(authorityCertificateName)" }
+        let key: String
+        let certificate: String
+        var description: String { "\(key) is not the key of \(certificate)" }
     }
 
     /// The names a certificate holds: the host's inventory name, with `loopback` `localhost` and 127.0.0.1, and

@@ -18,7 +18,8 @@ public struct MonitoringTarget: Sendable, Equatable {
             }
         }
 
-        /// Whether it asks for the scrape account's password: Patroni serves its metrics to anyone its TLS lets in.
+        /// Whether it asks for the scrape account's password: Patroni asks for a client certificate of the API
+        /// clients' CA instead (the scraper's, ``TLSService/scraper``).
         var checksPassword: Bool { self != .patroni }
     }
 

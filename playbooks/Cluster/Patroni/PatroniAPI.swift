@@ -1,7 +1,8 @@
 import Keel
 
 /// Shell commands against one member's Patroni REST API (``ClusterPorts/patroniAPI``), run as root on a database host: over TLS,
-/// the member's certificate verified against the cluster's CA, when the cluster has one.
+/// the member's certificate verified against the cluster's CA and the host's API client certificate presented,
+/// when the cluster has one.
 struct PatroniAPI {
     /// The member's inventory name, as Patroni names it.
     let member: String
@@ -19,8 +20,15 @@ struct PatroniAPI {
     init(_ model: ClusterModel, member: String) {
         self.member = member
         url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):\(ClusterPorts.patroniAPI)"
-        authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) "
+        authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) \(Self.clientCertificate)"
     }
+
+    /// curl's options presenting the host's API client certificate, when the host has one: a member an earlier Keel
+    /// deployed has none until its next deploy, and its API asks for none until then. The paths are Keel's own.
+    private static let clientCertificate: ShellCommand = {
+        let files = TLSFiles.patroniAPIClient
+        return "$([ -r \(files.key) ] && echo --cert \(files.certificate) --key \(files.key)) "
+    }()
 
     /// Prints the JSON at `path`; fails when the member does not answer.
     func get(_ path: String) -> ShellCommand { "curl -sf -m 5 \(authority)\(url + path)" }

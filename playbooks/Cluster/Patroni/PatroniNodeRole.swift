@@ -86,6 +86,11 @@ struct PatroniNodeRole: Role {
             if let tls = model.tls, let issued = tls.issued(.database, on: host.name) {
                 TLSFilesRole(files: .patroni, authority: tls.authority, issued: issued, handlers: tlsReloads).steps
             }
+            if let tls = model.tls, let client = tls.issued(.apiClient, on: host.name) {
+                TLSFilesRole(
+                    files: .patroniAPIClient, authority: tls.apiClientAuthority, issued: client, handlers: tlsReloads
+                ).steps
+            }
             try configuration
             if let vip {
                 // Only root moves the address: postgres may run exactly `keel-vip up` and `keel-vip down` through
@@ -198,6 +203,9 @@ struct PatroniNodeRole: Role {
             "vip_callback": .bool(vip != nil),
             "tls": .bool(model.tls != nil), "tls_authority": .string(TLSFiles.patroni.authority),
             "tls_certificate": .string(TLSFiles.patroni.certificate), "tls_key": .string(TLSFiles.patroni.key),
+            "api_client_authority": .string(TLSFiles.patroniAPIClient.authority),
+            "api_client_certificate": .string(TLSFiles.patroniAPIClient.certificate),
+            "api_client_key": .string(TLSFiles.patroniAPIClient.key),
             "etcd_scheme": .string(model.etcdScheme), "etcd_tls": .bool(model.etcdTLS),
             "restore_command": .string(model.backups?.restoreCommand ?? ""),
             "hba": .list(model.memberHBA.map { .string($0) }),

@@ -5,22 +5,40 @@ import X509
 /// database's certificate names the loopback address a balancer's PgBouncer verifies the leader by.
 public enum TLSService: String, CaseIterable, Hashable, Sendable {
     /// PostgreSQL, Patroni's REST API and a member's PgBouncer (the `postgres` account); Patroni is also the
-    /// client of etcd and of the other members' REST APIs.
+    /// client of etcd.
     case database
     /// etcd, serving its clients and peers, and a client of its peers.
     case etcd
     /// A balancer's PgBouncer.
     case pooler
-    /// HAProxy's metrics listener on a balancer.
+    /// HAProxy's stats page and metrics listener on a balancer.
     case haproxy
     /// The node, PostgreSQL and PgBouncer exporters (the `prometheus` account).
     case exporters
+    /// A client of the members' REST APIs on a database host: Patroni's own calls to the other members,
+    /// patronictl and Keel's calls (the `postgres` account).
+    case apiClient = "api_client"
+    /// HAProxy's health checks of the members' REST APIs, on a balancer.
+    case healthChecks = "health_checks"
+    /// The operator's Prometheus reading Patroni's metrics: kept in the secrets file, on no host.
+    case scraper
 
-    /// What the certificate may prove: serving, and being a client for the two services that are one.
+    /// The CA that signs it: the REST API's clients have their own, which etcd does not trust, so that no
+    /// certificate that may read Patroni's API may write its DCS.
+    var authority: ClusterTLS.Authority {
+        switch self {
+        case .database, .etcd, .pooler, .haproxy, .exporters: .cluster
+        case .apiClient, .healthChecks, .scraper: .apiClients
+        }
+    }
+
+    /// What the certificate may prove: serving; being a client for the database's and etcd's, which are one too,
+    /// and for the REST API's clients, which are nothing else.
     var usages: [ExtendedKeyUsage.Usage] {
         switch self {
         case .database, .etcd: [.serverAuth, .clientAuth]
         case .pooler, .haproxy, .exporters: [.serverAuth]
+        case .apiClient, .healthChecks, .scraper: [.clientAuth]
         }
     }
 
@@ -33,4 +51,7 @@ public enum TLSService: String, CaseIterable, Hashable, Sendable {
         let stem = self == .database ? "tls_\(host)" : "tls_\(host)_\(rawValue)"
         return (stem + "_certificate", stem + "_key")
     }
+
+    /// The name the scraper's certificate is held under, in place of a host's.
+    static let scraperHolder = "prometheus"
 }
