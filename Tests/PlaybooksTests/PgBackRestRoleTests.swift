@@ -25,6 +25,24 @@ struct PgBackRestRoleTests {
             commands[2].timeout == .seconds(90_000) && commands[2].command.text.hasPrefix("while systemctl is-active"))
     }
 
+    @Test(
+        "the timers back up only on the primary: systemd runs the condition itself, so it names the API client's certificate outright, no shell in it"
+    )
+    func timersAskPatroniWithoutAShell() throws {
+        let (model, directory) = try ClusterModelTests().load(
+            vars: ClusterModelTests.vars + "\npgbackrest_install: true\n")
+        let host = try ClusterModelTests.host("10.213.0.11", directory)
+        let timers = PgBackRestTimers(
+            backups: try #require(model.backups), onlyIf: PatroniAPI(model, member: "10.213.0.11").isPrimaryCondition)
+        let unit = try ClusterModelTests.rendered(
+            timers.steps, PgBackRestTimers.service(try #require(model.backups)), on: host)
+        let condition = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecCondition=") })
+        #expect(
+            condition == "ExecCondition=/usr/bin/curl -sf -o /dev/null -m 5 --cacert /etc/patroni/tls/ca.crt "
+                + "--cert /etc/patroni/tls/api/client.crt --key /etc/patroni/tls/api/client.key "
+                + "https://10.213.0.11:8008/primary", "\(unit)")
+    }
+
     @Test("stanza-create waits while another pgBackRest process holds the lock (exit 50); other failures stop it")
     func waitsForTheLock() throws {
         let counter = FileManager.default.temporaryDirectory.appendingPathComponent("keel-lock-\(UUID().uuidString)")

@@ -7,8 +7,9 @@ struct PatroniAPI {
     /// The member's inventory name, as Patroni names it.
     let member: String
     let url: String
-    /// curl's option naming the CA, or nothing.
+    /// curl's options naming the CA and presenting the host's client certificate when it has one, or nothing.
     private let authority: ShellCommand
+    private let tls: Bool
 
     /// Where database hosts keep the credentials of the unsafe endpoints, for root's `curl -K`: a root-only
     /// directory, since a curl config file can name URLs and files to write (no other account may replace it).
@@ -20,7 +21,8 @@ struct PatroniAPI {
     init(_ model: ClusterModel, member: String) {
         self.member = member
         url = "\(model.tls == nil ? "http" : "https")://\(model.address(of: member)):\(ClusterPorts.patroniAPI)"
-        authority = model.tls == nil ? "" : "--cacert \(TLSFiles.patroni.authority) \(Self.clientCertificate)"
+        tls = model.tls != nil
+        authority = tls ? "--cacert \(TLSFiles.patroni.authority) \(Self.clientCertificate)" : ""
     }
 
     /// curl's options presenting the host's API client certificate, when the host has one: a member an earlier Keel
@@ -74,6 +76,15 @@ struct PatroniAPI {
 
     /// Succeeds when the member is the primary.
     var isPrimary: ShellCommand { "curl -sf -o /dev/null -m 5 \(authority)\(url + "/primary")" }
+
+    /// ``isPrimary`` as systemd runs it itself, with no shell (a unit's `ExecCondition`): the client certificate
+    /// named outright, which the deploy that writes the unit has put on the host.
+    var isPrimaryCondition: ShellCommand {
+        let files = TLSFiles.patroniAPIClient
+        let options: ShellCommand =
+            tls ? "--cacert \(TLSFiles.patroni.authority) --cert \(files.certificate) --key \(files.key) " : ""
+        return "/usr/bin/curl -sf -o /dev/null -m 5 \(options)\(url + "/primary")"
+    }
 
     /// Waits up to 300 s for the member to be in service (see `inService`); fails with a message otherwise.
     var waitInService: ShellCommand {

@@ -30,7 +30,8 @@ struct PgBackRestDatabaseRole: Role {
             configuration
             if backups.repositoryHost == nil {
                 // Every member has the timers; only the one that is the primary when they fire backs up.
-                PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimary).steps
+                PgBackRestTimers(backups: backups, onlyIf: PatroniAPI(model, member: host.name).isPrimaryCondition)
+                    .steps
             }
         }
     }
