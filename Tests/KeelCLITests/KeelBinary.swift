@@ -38,7 +38,8 @@ enum KeelBinary {
         return KeelRun(status: status, output: output.replacingOccurrences(of: "\r\n", with: "\n"))
     }
 
-    /// A run's arguments without the files they name (inventories and events files are temporary paths).
+    /// A run's arguments without the files they name (inventories and events files are temporary paths), and
+    /// without a password a command of `keel exec` sets (`PGPASSWORD=…`).
     private static func label(_ arguments: [String]) -> String {
         let namingFiles: Set = ["-i", "--events", "--inventory"]
         var words = ["keel"]
@@ -46,7 +47,8 @@ enum KeelBinary {
         for argument in arguments {
             defer { skipNext = namingFiles.contains(argument) }
             guard !skipNext, !argument.hasPrefix("/"), !namingFiles.contains(argument) else { continue }
-            words.append(argument.count > 60 ? argument.prefix(57) + "…" : argument)
+            let shown = argument.replacing(/PASSWORD='?[^' ]*'?/, with: "PASSWORD=***")
+            words.append(shown.count > 60 ? shown.prefix(57) + "…" : shown)
         }
         return words.joined(separator: " ")
     }
