@@ -4,10 +4,10 @@ import Testing
 
 /// `keel upgrade` from 13 to 15 on the running Type A cluster (3 members, 2 balancers with PgBouncer behind the
 /// VIP) under the caller's writers (through VIP:5000 on `writerHost`, through PgBouncer at VIP:6432 on
-/// `pooledHost`) and a reader through VIP:5001: a stopped replica refuses it before anything stops; --check fails
-/// no writer; then every member on 15, every acknowledged row on every member, the PgBouncer writer's errors and
-/// longest stall, backups of 15, keel deploy on 15 changes nothing; --cleanup removes 13 and changes nothing when
-/// run again. The writers go on.
+/// `pooledHost`) and a reader through VIP:5001: a stopped replica, and a link planted where pg_upgrade's output goes,
+/// refuse it before anything stops; --check fails no writer; then every member on 15, every acknowledged row on every
+/// member, the PgBouncer writer's errors and longest stall, backups of 15, keel deploy on 15 changes nothing;
+/// --cleanup removes 13 and changes nothing when run again. The writers go on.
 extension LabTests {
     func majorUpgrade(_ cluster: LabClusterInventory, writerHost: String, pooledHost: String) async throws {
         let inventory = cluster.path
@@ -29,6 +29,21 @@ extension LabTests {
         #expect(!untouched.output.contains("\n1\n"), "nothing installed: \(untouched)")
         _ = try await remote(inventory, stopped, "systemctl start patroni")
         _ = try await members(inventory, within: 120) { streamingReplicas($0).count == 2 }
+
+        // A link postgres planted where pg_upgrade's output goes, to a file of root's: refused before anything
+        // stops, the file as it was.
+        let log = "/var/log/postgresql/keel-pg_upgrade.log"
+        _ = try await remote(
+            inventory, stopped,
+            "printf 'root only\\n' > /etc/keel-test-victim && rm -f \(log) "
+                + "&& cd / && runuser -u postgres -- ln -s /etc/keel-test-victim \(log)")
+        let planted = try await KeelBinary.run(upgrade + ["--confirm", "lab"])
+        let victim = try await remote(inventory, stopped, "cat /etc/keel-test-victim; stat -c %U /etc/keel-test-victim")
+        #expect(
+            planted.status != 0 && planted.output.contains("\(log) is a link") && !planted.output.contains("PLAY "),
+            "\(planted)")
+        #expect(victim == ["root only", "root"], "root followed postgres's link: \(victim)")
+        _ = try await remote(inventory, stopped, "rm -f \(log) /etc/keel-test-victim")
 
         try await startReader(cluster, on: "h1")
         try await Task.sleep(for: .seconds(3))

@@ -9,12 +9,13 @@ struct UpgradeFlowTests {
     /// Every member running `major`, with room, the leader holding `extensions`.
     func survey(
         major: Int = 13, free: Int = 10 << 30, extensions: [String] = ["pg_stat_statements"], prepared: Int = 0,
-        tablespaces: Int = 0
+        tablespaces: Int = 0, planted: String? = nil
     ) -> UpgradeSurvey {
         var survey = UpgradeSurvey(members: [:], extensions: [], preparedTransactions: 0)
         for host in ["10.213.0.11", "10.213.0.12", "10.213.0.13"] {
             let lines =
                 ["server_version=\(major * 10000 + 23)", "free=\(free)", "wal=\(64 << 20)"]
+                + (host == "10.213.0.13" ? planted.map { ["planted=\($0)"] } ?? [] : [])
                 + (host == "10.213.0.11"
                     ? extensions.map { "extension=\($0)" } + [
                         "extension=plpgsql", "prepared=\(prepared)", "tablespaces=\(tablespaces)",
@@ -40,7 +41,9 @@ struct UpgradeFlowTests {
         ).0
     }
 
-    @Test("refused, naming why: not newer, another release running, a prepared transaction, a lagging replica, no room")
+    @Test(
+        "refused, naming why: not newer, another release running, a prepared transaction, a lagging replica, no room, a planted link"
+    )
     func refusals() throws {
         let model = try model()
         let healthy = try SwitchoverFlowTests().status(SwitchoverFlowTests().healthy)
@@ -60,6 +63,15 @@ struct UpgradeFlowTests {
         ])
         #expect(refusal(survey(), status: lagging)?.contains("10.213.0.13 is 52428800 bytes behind") == true)
         #expect(refusal(survey(free: 100 << 20))?.contains("MiB free beside its data directory") == true)
+        #expect(
+            refusal(survey(planted: UpgradePlays.pgUpgradeLog))?.contains(
+                "10.213.0.13: /var/log/postgresql/keel-pg_upgrade.log is a link; keel upgrade writes it as postgres")
+                == true)
+        // The probe looks for one where the upgrade writes as postgres.
+        #expect(
+            UpgradeSurvey.probe(model, member: "10.213.0.13", isLeader: false).text.contains(
+                "[ ! -L /var/log/postgresql/keel-pg_upgrade.log ] || echo planted=/var/log/postgresql/keel-pg_upgrade.log"
+            ))
         #expect(refusal(survey(), to: 19)?.contains("PostgreSQL 19 is not a release Keel can install here") == true)
         #expect(refusal(survey()) == nil)
     }

@@ -14,6 +14,13 @@ struct UpgradeCompatible: Resource {
     /// Ports tried for the scratch clusters, two at a time (the old release's, then the new one's).
     static let ports = 15432...15530
 
+    /// Prints the first port of ``ports`` that, with the next one, nothing listens on: one listing of the host's
+    /// listeners, read once.
+    static let freePorts: ShellCommand =
+        "ss -Hltn | awk -v low=\(ports.lowerBound) -v high=\(ports.upperBound) '{ n = split($4, a, \":\"); "
+        + "used[a[n]] = 1 } END { for (p = low; p < high; p += 2) if (!(p in used) && !((p + 1) in used)) "
+        + "{ print p; exit } }'"
+
     var probe: String {
         let (old, new) = (model.binDirectory, upgraded.binDirectory)
         let initdb = { (bin: String, directory: String) in
@@ -48,8 +55,7 @@ struct UpgradeCompatible: Resource {
             + "mkdir -m 700 \"$scratch\" && chown postgres: \"$scratch\" && cd \"$scratch\" && export scratch "
             + "|| { echo upgrade-check=failed; echo no scratch directory in /var/tmp; exit 0; }; "
             + "gone() { \(cleanup); }; trap gone EXIT; "
-            + "port=; for p in $(seq \(raw: String(Self.ports.lowerBound)) 2 \(raw: String(Self.ports.upperBound))); do "
-            + "ss -Hltn \"( sport = :$p or sport = :$((p + 1)) )\" | grep -q . || { port=$p; break; }; done; "
+            + "port=$(\(Self.freePorts)); "
             + "if [ -z \"$port\" ]; then echo upgrade-check=failed; echo no two free ports in "
             + "\(raw: String(Self.ports.lowerBound))-\(raw: String(Self.ports.upperBound)); "
             + "elif ! { \(UpgradeSettings.read(model)) && export port install_user && \(copy); }; then "

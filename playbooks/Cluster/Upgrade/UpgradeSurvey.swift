@@ -3,7 +3,8 @@ import Keel
 
 /// What `keel upgrade` reads before it plans, without changing anything: each member's running major release
 /// (its Patroni's `/patroni`), its free disk beside the data directory and the size of its WAL, and on the leader
-/// the extensions every database holds and the prepared transactions waiting.
+/// the extensions every database holds and the prepared transactions waiting; and a link in place of a file the
+/// upgrade writes as postgres.
 public struct UpgradeSurvey: Sendable, Equatable {
     /// A member as read.
     public struct Member: Sendable, Equatable {
@@ -13,6 +14,9 @@ public struct UpgradeSurvey: Sendable, Equatable {
         public var freeBytes: Int
         /// Bytes in `pg_wal`.
         public var walBytes: Int
+        /// The files the upgrade writes as postgres that are links here: whoever runs code as postgres (any
+        /// database superuser) can plant one, to a file of root's, say, and the upgrade would fail half way.
+        public var plantedLinks: [String] = []
     }
 
     public var members: [String: Member]
@@ -57,7 +61,9 @@ public struct UpgradeSurvey: Sendable, Equatable {
         let number = { (key: String) in output.fields[key].flatMap { Int($0) } }
         members[host] = Member(
             major: number("server_version").map { $0 / 10000 }, freeBytes: number("free") ?? 0,
-            walBytes: number("wal") ?? 0)
+            walBytes: number("wal") ?? 0,
+            plantedLinks: output.text.split(separator: "\n").filter { $0.hasPrefix("planted=") }
+                .map { String($0.dropFirst("planted=".count)) })
         if isLeader {
             let named = output.text.split(separator: "\n").filter { $0.hasPrefix("extension=") }
                 .map { String($0.dropFirst("extension=".count)) }
@@ -67,7 +73,7 @@ public struct UpgradeSurvey: Sendable, Equatable {
         }
     }
 
-    /// The shell that prints a member's `server_version=`, `free=` and `wal=` and, on the leader, an
+    /// The shell that prints a member's `server_version=`, `free=`, `wal=`, `planted=` for each link and, on the leader, an
     /// `extension=` line for each extension of each database, `prepared=` and `tablespaces=`.
     static func probe(_ model: ClusterModel, member: String, isLeader: Bool) -> ShellCommand {
         let parent = (model.dataDirectory as NSString).deletingLastPathComponent
@@ -76,6 +82,7 @@ public struct UpgradeSurvey: Sendable, Equatable {
                 + " | python3 -c 'import json,sys; print(\"server_version=%s\" % json.load(sys.stdin).get(\"server_version\", \"\"))' || true",
             "echo free=$(df -B1 --output=avail \(parent) | tail -1)",
             "echo wal=$(du -sb \(model.dataDirectory + "/pg_wal") | cut -f1)",
+            "[ ! -L \(UpgradePlays.pgUpgradeLog) ] || echo planted=\(UpgradePlays.pgUpgradeLog)",
         ]
         if isLeader {
             // Each database's own extensions, by a psql of its own (a name with spaces stays one word).
