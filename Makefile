@@ -23,9 +23,11 @@ test: deps
 build:
 	swift build
 
-# Fails when a Swift file strays from .swift-format; `make format` fixes it.
+# Fails when a Swift file strays from .swift-format (`make format` fixes it) or the code breaks a structure rule
+# (Sources/KeelLint: each violation says what to do).
 lint:
 	swift format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+	swift run --skip-build keel-lint
 
 format:
 	swift format --in-place --recursive --parallel $(SWIFT_SOURCES)

@@ -43,9 +43,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The project's structure rules (`make lint`).
+        .target(name: "KeelLint"),
+        .executableTarget(name: "keel-lint", dependencies: ["KeelLint"]),
+        .testTarget(name: "KeelLintTests", dependencies: ["KeelLint"]),
         .testTarget(name: "KeelSSHTests", dependencies: ["KeelCore", "KeelSSH", "KeelTestSupport"]),
         .testTarget(name: "KeelTests", dependencies: ["Keel", "KeelTestSupport"]),
-        .testTarget(name: "KeelCLITests", dependencies: ["Keel", "KeelTestSupport"]),
+        .testTarget(name: "KeelCLITests", dependencies: ["Keel", "KeelTestSupport", "keel"]),
         .testTarget(
             name: "PlaybooksTests",
             dependencies: [

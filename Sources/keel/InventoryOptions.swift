@@ -92,7 +92,9 @@ struct ConnectionArguments: ParsableArguments {
         var options = ConnectionOptions(
             knownHostsOverride: knownHosts, acceptNewHostKeys: acceptNewHostKeys,
             connectTimeout: .seconds(connectTimeout), password: environment[Self.passwordVariable].map(Secret.init),
-            keeper: KeepConnectionsCommand.address(persist: keepConnections))
+            keeper: SessionKeeper.address(
+                persist: keepConnections,
+                withholding: [ConnectionArguments.passwordVariable, ConnectionArguments.passphraseVariable]))
         if askPass {
             guard let typed = Terminal.askSecret("SSH password: ") else {
                 throw CLIError("--ask-pass needs a terminal; set KEEL_SSH_PASSWORD instead")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Keel
-import KeelSSH
 
 struct PingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +31,7 @@ struct PingCommand: AsyncParsableCommand {
             guard result.succeeded else {
                 throw CLIError("`true` exited \(result.exitStatus): \(result.stderrText)")
             }
-            return (ContinuousClock.now - start, (connection as? KeptConnection)?.wasKept == true)
+            return (ContinuousClock.now - start, SessionKeeper.wasKept(connection))
         }
         let failed = outcomes.filter { if case .done = $0 { false } else { true } }.count
         Terminal.write("\(outcomes.count - failed) of \(outcomes.count) hosts answered\n")

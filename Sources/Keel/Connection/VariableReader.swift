@@ -68,7 +68,7 @@ public struct VariableReader: Sendable {
         } catch {
             throw InventoryError(
                 "\(name) for host \(host) cannot be evaluated: \(error.message)", at: variable.origin,
-                hint: "write the value without Jinja, or with the names and filters Keel evaluates (see the README)")
+                hint: "write the value without Jinja, or with the names and filters Keel evaluates (docs/deploy.md)")
         }
     }
 

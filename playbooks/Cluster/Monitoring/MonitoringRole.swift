@@ -15,6 +15,8 @@ struct MonitoringRole: Role {
     /// What Keel writes for the exporters besides the packages' own (and `/etc/default` files); its presence
     /// marks the exporters as Keel's, to remove when monitoring is turned off.
     static let directory = "/etc/prometheus/keel"
+    /// The exporters' certificate and key (``TLSService/exporters``).
+    static let tlsFiles = TLSFiles(directory: directory + "/tls", account: "prometheus")
     static let webConfiguration = directory + "/web.yml"
     static let nodeExporter = "prometheus-node-exporter"
     static let postgresExporter = "prometheus-postgres-exporter"
@@ -43,14 +45,14 @@ struct MonitoringRole: Role {
         User("prometheus", home: "/var/lib/prometheus", shell: "/usr/sbin/nologin")
         Directory(Self.directory, mode: 0o750, owner: "root", group: "prometheus")
         if let tls = model.tls, let issued = tls.issued(.exporters, on: host.name) {
-            TLSFilesRole(files: .exporters, authority: tls.authority, issued: issued, handlers: restarts).steps
+            TLSFilesRole(files: Self.tlsFiles, authority: tls.authority, issued: issued, handlers: restarts).steps
         }
         Template(
             "cluster/monitoring/web.yml", to: Self.webConfiguration, mode: 0o600, owner: "prometheus",
             group: "prometheus",
             values: [
                 "cluster": .string(model.name), "tls": .bool(model.tls != nil),
-                "certificate": .string(TLSFiles.exporters.certificate), "key": .string(TLSFiles.exporters.key),
+                "certificate": .string(Self.tlsFiles.certificate), "key": .string(Self.tlsFiles.key),
                 "user": .string(settings.scrapeUser), "hash": .string(settings.scrapeHash.reveal()),
             ], isSecret: true
         ).onChange(restarts)

@@ -21,6 +21,4 @@ struct TLSFiles: Sendable {
     static let pgbouncer = TLSFiles(directory: "/etc/pgbouncer/tls", account: "postgres")
     /// etcd's, for clients and peers alike.
     static let etcd = TLSFiles(directory: "/etc/etcd/tls", account: "etcd")
-    /// The node and PostgreSQL exporters' (``MonitoringRole``).
-    static let exporters = TLSFiles(directory: MonitoringRole.directory + "/tls", account: "prometheus")
 }

@@ -10,7 +10,7 @@ public enum ReferenceVariable {
         /// Its feature is not part of a Keel cluster, or stays off (the switch that turns it on is itself not
         /// supported yet): any value is accepted.
         case notApplicable(String)
-        /// Not supported yet: accepted while it holds postgresql_cluster's published value (the README's
+        /// Not supported yet: accepted while it holds postgresql_cluster's published value (docs/deploy.md's
         /// differences say where Keel's cluster differs), refused when set to anything else; says what Keel does.
         case notSupportedYet(String)
     }
