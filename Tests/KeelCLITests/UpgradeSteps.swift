@@ -77,6 +77,19 @@ extension LabTests {
             "upgrade under load: the writer through VIP:5000's longest write gap \(gap) s; the writer through "
                 + "PgBouncer (VIP:6432) \(pooledErrors.count) errors, longest stall \(stall) s; the reader through "
                 + "VIP:5001 \(reads.errors) errors in \(reads.reads) reads")
+        // The leader is down while pg_upgrade runs, and the replicas with it; once the new leader serves, reads go
+        // to it while the replicas are cloned afresh (HAProxy's backup servers): reads fail only in that window.
+        let readErrors = try await remote(inventory, "h1", "cat /tmp/reader.errors").filter { !$0.isEmpty }
+        /// A line's "HH:MM:SS" as seconds of the day.
+        func clock(_ line: String?) -> Int {
+            let parts = (line ?? "").prefix(8).split(separator: ":").compactMap { Int($0) }
+            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : 0
+        }
+        let unread = readErrors.isEmpty ? 0 : clock(readErrors.last) - clock(readErrors.first) + 1
+        print("the reader's errors span \(unread) s: \(readErrors.first ?? "") … \(readErrors.last ?? "")")
+        #expect(
+            Double(unread) <= gap + 10, "reads failed for \(unread) s, the writes for \(gap) s: \(readErrors.suffix(5))"
+        )
         #expect(pooledErrors.isEmpty, "the writer through PgBouncer failed: \(pooledErrors)")
         #expect(stall <= 30, "the PgBouncer writer's stall: \(stall) s")
 

@@ -41,7 +41,7 @@ struct BalancerPoolerTests {
             "/etc/haproxy/haproxy.cfg", on: balancer)
         let listener = try #require(haproxy.components(separatedBy: "listen pooled_leader\n").last)
         #expect(
-            listener.hasPrefix("    bind 127.0.0.1:5010\n") && listener.contains("option httpchk OPTIONS /primary\n")
+            listener.hasPrefix("    bind 127.0.0.1:5010\n") && listener.contains("option httpchk GET /primary\n")
                 && listener.contains("server 10.213.0.12 10.213.0.12:5432 check port 8008"), "\(haproxy)")
         #expect(haproxy.contains("listen master\n    bind *:5000\n"), "\(haproxy)")
         // Sessions end when their server is marked down for writes, not for reads.

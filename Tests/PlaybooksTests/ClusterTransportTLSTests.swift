@@ -95,6 +95,21 @@ struct ClusterTransportTLSTests {
                     + "ca-file /etc/haproxy/cluster-ca.crt verifyhost 10.213.0.12 crt /etc/haproxy/patroni-checks.pem\n"
             ),
             "\(config)")
+        // The write listener takes a member once its PostgreSQL left recovery; each read listener falls back to
+        // the leader, by the write listener's check of each member.
+        let master = try #require(
+            config.components(separatedBy: "listen master\n").last?.components(separatedBy: "listen ").first)
+        #expect(
+            master.contains(
+                "    option httpchk GET /primary\n    http-check expect status 200\n"
+                    + "    http-check expect string '\"xlog\": {\"location\"'\n") && !master.contains("backup"),
+            "\(master)")
+        let replicas = try #require(
+            config.components(separatedBy: "listen replicas\n").last?.components(separatedBy: "listen ").first)
+        #expect(
+            replicas.contains("option httpchk OPTIONS /replica\n")
+                && replicas.contains("    server 10.213.0.12_leader 10.213.0.12:6432 backup track master/10.213.0.12\n"),
+            "\(replicas)")
         let checks = try #require(
             steps.compactMap { $0.resource as? File }.first { $0.path == HAProxyRole.checksCertificate })
         #expect(checks.mode == 0o600)

@@ -56,8 +56,8 @@ struct HostFlagsTests {
         let haproxy = try ClusterModelTests.rendered(
             HAProxyRole(model: model, haproxy: try #require(model.haproxy), host: tagged.name).steps,
             "/etc/haproxy/haproxy.cfg", on: tagged)
-        for check in ["/primary\n", "/replica?tag_datacenter=dc1\n", "/sync?tag_datacenter=dc1\n"] {
-            #expect(haproxy.contains("option httpchk OPTIONS \(check)"), "\(haproxy)")
+        for check in ["GET /primary\n", "OPTIONS /replica?tag_datacenter=dc1\n", "OPTIONS /sync?tag_datacenter=dc1\n"] {
+            #expect(haproxy.contains("option httpchk \(check)"), "\(haproxy)")
         }
         let plain = try ClusterModelTests.host("10.213.0.15", directory)
         let untagged = try ClusterModelTests.rendered(
