@@ -8,8 +8,8 @@ import Testing
 /// nothing, and a second switchover (to whichever member is the synchronous standby then) works too. The caller
 /// checks the writer's rows afterwards.
 extension LabTests {
-    func switchovers(_ cluster: LabClusterInventory, writerHost: String) async throws {
-        let inventory = cluster.path
+    func switchovers(_ lab: LabClusterInventory, writerHost: String) async throws {
+        let inventory = lab.path
         let switchover = ["switchover", "-i", inventory]
         func settled() async throws -> (leader: String, sync: String, other: String) {
             let members = try await members(inventory, within: 90) { members in
@@ -80,7 +80,10 @@ extension LabTests {
             "\(checked)")
         #expect(try await settled().leader == first.leader, "a checked switchover changes nothing")
 
-        // The switchover, timed from the writer's side: its longest wait between two acknowledged rows.
+        // The switchover, timed from the writer's side: its longest wait between two acknowledged rows; and a
+        // reader through the VIP's read port, every read served while the leader's role moves (the refused cases
+        // above stop a replica abruptly, which a reader may notice: it starts here).
+        try await startReader(lab, on: "h1")
         let started = try #require(try await remote(inventory, writerHost, "date +%s%N").first)
         let moved = try await KeelBinary.run(switchover + ["--to", unchanged.sync])
         let ended = try #require(try await remote(inventory, writerHost, "sleep 5; date +%s%N").first)
@@ -102,6 +105,9 @@ extension LabTests {
         #expect(back.status == 0 && back.output.contains("hand the leader's role to \(second.sync)"), "\(back)")
         let third = try await settled()
         #expect(third.leader == second.sync, "\(third)")
+        let reads = try await stopReader(lab, on: "h1")
+        print("the reader through VIP:5001 during the switchovers: \(reads.errors) errors in \(reads.reads) reads")
+        #expect(reads.errors == 0 && reads.reads > 0, "reads failed during the switchovers: \(reads)")
     }
 
     /// The longest wait, in seconds, between two rows the writer on `writerHost` got acknowledged from `start` to

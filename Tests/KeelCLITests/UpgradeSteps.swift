@@ -79,7 +79,9 @@ extension LabTests {
                 + "VIP:5001 \(reads.errors) errors in \(reads.reads) reads")
         // The leader is down while pg_upgrade runs, and the replicas with it; once the new leader serves, reads go
         // to it while the replicas are cloned afresh (HAProxy's backup servers): reads fail only in that window.
-        let readErrors = try await remote(inventory, "h1", "cat /tmp/reader.errors").filter { !$0.isEmpty }
+        // Each error's first line begins with its time (psql's message may go on over more lines).
+        let readErrors = try await remote(inventory, "h1", "grep '^[0-9][0-9]:' /tmp/reader.errors || true")
+            .filter { !$0.isEmpty }
         /// A line's "HH:MM:SS" as seconds of the day.
         func clock(_ line: String?) -> Int {
             let parts = (line ?? "").prefix(8).split(separator: ":").compactMap { Int($0) }
