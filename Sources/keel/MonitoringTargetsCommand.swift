@@ -52,20 +52,14 @@ struct MonitoringTargetsCommand: AsyncParsableCommand {
         Terminal.write(terminalSafe(text, keepingNewlines: true))
     }
 
-    /// Writes `content` to `path` 0600 through a new file renamed over it, following no link there.
+    /// Writes `content` to `path` in `directory` (made when missing), replaced whole (``PrivateFile``).
     private static func write(_ content: Secret, to path: String, inside directory: String) throws {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        let staging = path + ".tmp"
-        unlink(staging)
-        let fd = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CLIError("cannot write \(staging): \(String(cString: strerror(errno)))") }
-        let bytes = Array(content.reveal().utf8)
-        let written = Glibc.write(fd, bytes, bytes.count)
-        close(fd)
-        guard written == bytes.count, rename(staging, path) == 0 else {
-            unlink(staging)
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        do {
+            try PrivateFile.replace(path, with: Array(content.reveal().utf8))
+        } catch {
+            throw CLIError(error.description)
         }
     }
 }

@@ -27,10 +27,12 @@ struct PatroniAPI {
 
     /// curl's options presenting the host's API client certificate, when the host has one: a member an earlier Keel
     /// deployed has none until its next deploy, and its API asks for none until then. The paths are Keel's own.
-    private static let clientCertificate: ShellCommand = {
-        let files = TLSFiles.patroniAPIClient
-        return "$([ -r \(files.key) ] && echo --cert \(files.certificate) --key \(files.key)) "
-    }()
+    private static let clientCertificate: ShellCommand =
+        "$([ -r \(TLSFiles.patroniAPIClient.key) ] && echo \(presented)) "
+
+    /// curl's options presenting the host's API client certificate.
+    private static let presented: ShellCommand =
+        "--cert \(TLSFiles.patroniAPIClient.certificate) --key \(TLSFiles.patroniAPIClient.key)"
 
     /// Prints the JSON at `path`; fails when the member does not answer.
     func get(_ path: String) -> ShellCommand { "curl -sf -m 5 \(authority)\(url + path)" }
@@ -80,9 +82,7 @@ struct PatroniAPI {
     /// ``isPrimary`` as systemd runs it itself, with no shell (a unit's `ExecCondition`): the client certificate
     /// named outright, which the deploy that writes the unit has put on the host.
     var isPrimaryCondition: ShellCommand {
-        let files = TLSFiles.patroniAPIClient
-        let options: ShellCommand =
-            tls ? "--cacert \(TLSFiles.patroni.authority) --cert \(files.certificate) --key \(files.key) " : ""
+        let options: ShellCommand = tls ? "--cacert \(TLSFiles.patroni.authority) \(Self.presented) " : ""
         return "/usr/bin/curl -sf -o /dev/null -m 5 \(options)\(url + "/primary")"
     }
 
